@@ -1,0 +1,264 @@
+"""DynamoDB's data types: AttributeValue validation, numbers, item sizes and key ordering.
+
+Values are kept in the low-level wire shape boto3 uses (``{"S": "x"}``, ``{"N": "1.5"}``, ``{"B": b"..."}``,
+``{"M": {...}}`` ...), so items pass through the engine without conversion. Numbers are strings in that shape and
+become :class:`decimal.Decimal` only where arithmetic or comparison needs them.
+"""
+
+from __future__ import annotations
+
+from decimal import Context, Decimal, InvalidOperation
+from typing import Any
+
+from .errors import ValidationException
+
+AttributeValue = dict[str, Any]
+Item = dict[str, AttributeValue]
+
+SCALAR_TYPES = ("S", "N", "B")
+ALL_TYPES = ("S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS")
+
+#: Exact decimal arithmetic wide enough for any two DynamoDB numbers (38 digits, exponents -130..125).
+DECIMAL_CONTEXT = Context(prec=300, Emax=1000, Emin=-1000)
+
+MAX_ITEM_SIZE = 400 * 1024
+MAX_HASH_KEY_SIZE = 2048
+MAX_RANGE_KEY_SIZE = 1024
+MAX_NUMBER_DIGITS = 38
+
+
+# -- numbers -------------------------------------------------------------------------------------------------
+
+
+def parse_number(text: Any) -> Decimal:
+    """A DynamoDB number as a Decimal, validated for precision and range."""
+    if not isinstance(text, str):
+        raise ValidationException("A value provided cannot be converted into a number")
+    stripped = text
+    if not stripped or stripped.strip() != stripped or any(c in stripped for c in "_nNiI"):
+        raise ValidationException("A value provided cannot be converted into a number")
+    try:
+        value = Decimal(stripped)
+    except InvalidOperation:
+        raise ValidationException("A value provided cannot be converted into a number")
+    if not value.is_finite():
+        raise ValidationException("A value provided cannot be converted into a number")
+    return check_number(value)
+
+
+def check_number(value: Decimal) -> Decimal:
+    """Raise DynamoDB's errors for a number outside its precision or range; return it normalised."""
+    if value.is_zero():
+        return Decimal(0)
+    value = value.normalize(DECIMAL_CONTEXT)
+    sign, digits, exponent = value.as_tuple()
+    if len(digits) > MAX_NUMBER_DIGITS:
+        raise ValidationException("DynamoDB only supports precision up to 38 digits")
+    magnitude = len(digits) + exponent  # value = 0.d1d2... x 10^magnitude
+    if magnitude > 126:
+        raise ValidationException(
+            "Number overflow. Attempting to store a number with magnitude larger than supported range"
+        )
+    if magnitude < -129:
+        raise ValidationException(
+            "Number underflow. Attempting to store a number with magnitude smaller than supported range"
+        )
+    return value
+
+
+def format_number(value: Decimal) -> str:
+    """DynamoDB's normalised text for a number: plain notation, no trailing zeros, no exponent."""
+    if value.is_zero():
+        return "0"
+    return format(value, "f")
+
+
+def normalize_number(text: Any) -> str:
+    return format_number(parse_number(text))
+
+
+def to_decimal(text: str) -> Decimal:
+    """A stored (already valid) number string as a Decimal."""
+    return Decimal(text)
+
+
+# -- validation ----------------------------------------------------------------------------------------------
+
+_SET_NAMES = {"SS": "string", "NS": "number", "BS": "binary"}
+
+
+def validate_value(value: Any) -> AttributeValue:
+    """Validate one AttributeValue and return it normalised (numbers in DynamoDB's form, binaries as bytes)."""
+    if not isinstance(value, dict) or not value:
+        raise ValidationException(
+            "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+        )
+    if len(value) > 1:
+        raise ValidationException(
+            "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"
+        )
+    ((kind, inner),) = value.items()
+    if kind == "S":
+        if not isinstance(inner, str):
+            raise ValidationException("Invalid type for S: expected a string")
+        return value
+    if kind == "N":
+        return {"N": normalize_number(inner)}
+    if kind == "B":
+        return {"B": to_bytes(inner)}
+    if kind == "BOOL":
+        if not isinstance(inner, bool):
+            raise ValidationException("Invalid type for BOOL: expected a boolean")
+        return value
+    if kind == "NULL":
+        if inner is not True:
+            raise ValidationException(
+                "One or more parameter values were invalid: Null attribute value types must have the value of true"
+            )
+        return value
+    if kind == "M":
+        if not isinstance(inner, dict):
+            raise ValidationException("Invalid type for M: expected a map")
+        return {"M": validate_item(inner)}
+    if kind == "L":
+        if not isinstance(inner, list):
+            raise ValidationException("Invalid type for L: expected a list")
+        return {"L": [validate_value(v) for v in inner]}
+    if kind in _SET_NAMES:
+        return {kind: _validate_set(kind, inner)}
+    raise ValidationException(
+        "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+    )
+
+
+def _validate_set(kind: str, inner: Any) -> list:
+    if not isinstance(inner, (list, tuple, set, frozenset)):
+        raise ValidationException(f"Invalid type for {kind}: expected a list")
+    if not inner:
+        raise ValidationException(
+            f"One or more parameter values were invalid: An {_SET_NAMES[kind]} set  may not be empty"
+        )
+    if kind == "SS":
+        members = list(inner)
+        if not all(isinstance(m, str) for m in members):
+            raise ValidationException("Invalid type for SS: expected strings")
+        if len(set(members)) != len(members):
+            raise ValidationException(
+                f"One or more parameter values were invalid: Input collection [{', '.join(members)}] contains duplicates"
+            )
+        return members
+    if kind == "NS":
+        numbers = [parse_number(m) for m in inner]
+        if len(set(numbers)) != len(numbers):
+            raise ValidationException("Input collection contains duplicates")
+        return [format_number(n) for n in numbers]
+    members = [to_bytes(m) for m in inner]
+    if len(set(members)) != len(members):
+        raise ValidationException("Input collection contains duplicates")
+    return members
+
+
+def validate_item(item: Any) -> Item:
+    """Validate a map of attribute names to AttributeValues; return it normalised."""
+    if not isinstance(item, dict):
+        raise ValidationException("Invalid type for item: expected a map")
+    out = {}
+    for name, value in item.items():
+        if not isinstance(name, str) or name == "":
+            raise ValidationException("Empty attribute name")
+        out[name] = validate_value(value)
+    return out
+
+
+def to_bytes(value: Any) -> bytes:
+    """A binary value as bytes; str is encoded as UTF-8, as botocore does for blob parameters."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    raise ValidationException("Invalid type for B: expected bytes")
+
+
+# -- sizes ---------------------------------------------------------------------------------------------------
+
+
+def number_size(text: str) -> int:
+    """Bytes DynamoDB counts for a number: one per two significant digits, plus one."""
+    digits = text.lstrip("-").replace(".", "").strip("0")
+    return (len(digits) + 1) // 2 + 1
+
+
+def value_size(value: AttributeValue) -> int:
+    """Bytes DynamoDB counts for an AttributeValue."""
+    ((kind, inner),) = value.items()
+    if kind == "S":
+        return len(inner.encode("utf-8"))
+    if kind == "N":
+        return number_size(inner)
+    if kind == "B":
+        return len(inner)
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "M":
+        return 3 + sum(len(k.encode("utf-8")) + value_size(v) + 1 for k, v in inner.items())
+    if kind == "L":
+        return 3 + sum(value_size(v) + 1 for v in inner)
+    if kind == "SS":
+        return sum(len(m.encode("utf-8")) for m in inner)
+    if kind == "NS":
+        return sum(number_size(m) for m in inner)
+    return sum(len(m) for m in inner)  # BS
+
+
+def item_size(item: Item) -> int:
+    """Bytes DynamoDB counts for an item: attribute names plus values."""
+    return sum(len(k.encode("utf-8")) + value_size(v) for k, v in item.items())
+
+
+# -- key ordering --------------------------------------------------------------------------------------------
+
+
+def encode_key(value: AttributeValue) -> bytes:
+    """An order-preserving byte encoding of a key value (S, N or B): comparing encodings compares values.
+
+    S sorts by UTF-8 bytes and B by bytes, as DynamoDB does. Numbers are encoded as a sign byte, a
+    base-10 exponent byte and the digits (complemented for negatives), so byte order is numeric order.
+    """
+    if "S" in value:
+        return value["S"].encode("utf-8")
+    if "B" in value:
+        return value["B"]
+    return encode_number(Decimal(value["N"]))
+
+
+def encode_number(number: Decimal) -> bytes:
+    if number.is_zero():
+        return b"\x02"
+    sign, digits, exponent = number.normalize(DECIMAL_CONTEXT).as_tuple()
+    magnitude = len(digits) + exponent + 129  # 0..255 for DynamoDB's range
+    digits = bytes(0x30 + d for d in digits)
+    if not sign:
+        return b"\x03" + bytes([magnitude]) + digits
+    complemented = bytes(0x69 - d for d in digits)  # '9' -> '0', '0' -> '9'
+    return b"\x01" + bytes([255 - magnitude]) + complemented + b"\xff"
+
+
+def key_type(value: AttributeValue) -> str:
+    """The type letter of a key AttributeValue ('S', 'N', 'B' or another type's name)."""
+    return next(iter(value))
+
+
+def compare_values(a: AttributeValue, b: AttributeValue) -> int | None:
+    """Order of two scalar values of the same type (-1, 0, 1), or None when DynamoDB cannot compare them."""
+    (ka, va), (kb, vb) = next(iter(a.items())), next(iter(b.items()))
+    if ka != kb:
+        return None
+    if ka == "N":
+        x, y = Decimal(va), Decimal(vb)
+    elif ka in ("S", "B"):
+        x, y = va, vb
+    else:
+        return None
+    return (x > y) - (x < y)
