@@ -1,0 +1,5 @@
+"""The ``dynabase`` command."""
+
+from .main import main
+
+__all__ = ["main"]

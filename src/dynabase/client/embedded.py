@@ -1,0 +1,206 @@
+"""A boto3-compatible low-level DynamoDB client over the embedded engine.
+
+Method names, parameters, responses, paginators, waiters and exceptions are boto3's, so code written for
+``boto3.client("dynamodb")`` runs unchanged against a local file or memory database.
+"""
+
+from __future__ import annotations
+
+import itertools
+from datetime import datetime, timezone
+from functools import cache
+from typing import Any
+
+import botocore.session
+from botocore.exceptions import ParamValidationError
+from botocore.paginate import Paginator
+from botocore.validate import ParamValidator
+
+from ..engine import Engine
+from ..errors import DynamoDBError, client_exceptions, to_client_error
+
+# Data-plane operations are checked with a fast top-level check; deep AttributeValue errors are then reported
+# by the engine as ValidationException. Every other operation goes through botocore's full validator.
+_HOT = {
+    "PutItem",
+    "GetItem",
+    "UpdateItem",
+    "DeleteItem",
+    "Query",
+    "Scan",
+    "BatchGetItem",
+    "BatchWriteItem",
+    "TransactGetItems",
+    "TransactWriteItems",
+}
+_TIMESTAMP_SUFFIXES = ("DateTime", "Timestamp")
+_PY_TYPES = {
+    "string": str,
+    "integer": int,
+    "long": int,
+    "boolean": bool,
+    "list": list,
+    "map": dict,
+    "structure": dict,
+    "blob": (bytes, bytearray, str),
+    "double": (int, float),
+}
+
+
+@cache
+def _session() -> Any:
+    return botocore.session.get_session()
+
+
+@cache
+def service_model(service: str = "dynamodb") -> Any:
+    return _session().get_service_model(service)
+
+
+@cache
+def _paginator_model(service: str) -> Any:
+    return _session().get_paginator_model(service)
+
+
+@cache
+def _waiter_model(service: str) -> Any:
+    return _session().get_waiter_model(service)
+
+
+def _snake(name: str) -> str:
+    from botocore import xform_name
+
+    return xform_name(name)
+
+
+class _Meta:
+    def __init__(self, service: str, region: str) -> None:
+        self.service_model = service_model(service)
+        self.region_name = region
+        self.endpoint_url = "embedded"
+        self.method_to_api_mapping = {_snake(n): n for n in self.service_model.operation_names}
+
+
+class EmbeddedClient:
+    """``boto3.client("dynamodb")``'s interface, served in process by :class:`dynabase.engine.Engine`."""
+
+    _service = "dynamodb"
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.meta = _Meta(self._service, engine.region)
+        self.exceptions = client_exceptions(self._service)
+        self._validator = ParamValidator()
+        self._request_ids = itertools.count(1)
+        self._operations = {_snake(name): name for name in self._supported()}
+
+    def _supported(self) -> list[str]:
+        return list(self.engine.operations)
+
+    def streams(self) -> EmbeddedStreamsClient:
+        """A ``boto3.client("dynamodbstreams")`` look-alike on the same database."""
+        return EmbeddedStreamsClient(self.engine)
+
+    def __getattr__(self, attr: str) -> Any:
+        operation = self.__dict__.get("_operations", {}).get(attr)
+        if operation is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+        def call(**kwargs: Any) -> dict:
+            return self._make_api_call(operation, kwargs)
+
+        call.__name__ = attr
+        call.__doc__ = f"DynamoDB {operation} (see boto3's documentation)."
+        setattr(self, attr, call)
+        return call
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self._operations))
+
+    def _make_api_call(self, operation: str, params: dict) -> dict:
+        self._validate(operation, params)
+        try:
+            response = self.engine.call(operation, params, self._service)
+        except DynamoDBError as error:
+            raise to_client_error(error, operation, self._service) from None
+        if operation not in _HOT:
+            response = _parse_timestamps(response)
+        response["ResponseMetadata"] = {
+            "RequestId": f"dynabase-{next(self._request_ids):012d}",
+            "HTTPStatusCode": 200,
+            "HTTPHeaders": {},
+            "RetryAttempts": 0,
+        }
+        return response
+
+    def _validate(self, operation: str, params: dict) -> None:
+        shape = self.meta.service_model.operation_model(operation).input_shape
+        if operation in _HOT and _fast_check(shape, params):
+            return
+        report = self._validator.validate(params, shape)
+        if report.has_errors():
+            raise ParamValidationError(report=report.generate_report())
+
+    # -- boto3 conveniences ------------------------------------------------------------------------------------
+
+    def can_paginate(self, operation_name: str) -> bool:
+        name = self.meta.method_to_api_mapping.get(operation_name, operation_name)
+        return _paginator_model(self._service)._paginator_config.get(name) is not None
+
+    def get_paginator(self, operation_name: str) -> Paginator:
+        name = self.meta.method_to_api_mapping.get(operation_name, operation_name)
+        if not self.can_paginate(operation_name):
+            from botocore.exceptions import OperationNotPageableError
+
+            raise OperationNotPageableError(operation_name=operation_name)
+        config = _paginator_model(self._service).get_paginator(name)
+        return Paginator(getattr(self, _snake(name)), config, self.meta.service_model.operation_model(name))
+
+    def get_waiter(self, waiter_name: str) -> Any:
+        from botocore.waiter import create_waiter_with_client
+
+        return create_waiter_with_client(waiter_name, _waiter_model(self._service), self)
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def __enter__(self) -> EmbeddedClient:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class EmbeddedStreamsClient(EmbeddedClient):
+    """``boto3.client("dynamodbstreams")``'s interface on the embedded engine."""
+
+    _service = "dynamodbstreams"
+
+    def _supported(self) -> list[str]:
+        return list(self.engine.stream_operations)
+
+
+def _fast_check(shape: Any, params: dict) -> bool:
+    """True when the top-level parameters are known, present when required and of the right Python types."""
+    members = shape.members
+    for name, value in params.items():
+        member = members.get(name)
+        if member is None:
+            return False
+        expected = _PY_TYPES.get(member.type_name)
+        if expected is not None and not isinstance(value, expected):
+            return False
+        if member.type_name in ("integer", "long") and isinstance(value, bool):
+            return False
+    return all(name in params for name in shape.required_members)
+
+
+def _parse_timestamps(value: Any, key: str = "") -> Any:
+    """Epoch-second timestamps in control-plane responses become aware datetimes, as boto3 returns them."""
+    if isinstance(value, dict):
+        return {k: _parse_timestamps(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_parse_timestamps(v, key) for v in value]
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and key.endswith(_TIMESTAMP_SUFFIXES):
+        return datetime.fromtimestamp(value, tz=timezone.utc)
+    return value

@@ -1,0 +1,5 @@
+"""The embedded DynamoDB engine on SQLite."""
+
+from .engine import Engine
+
+__all__ = ["Engine"]

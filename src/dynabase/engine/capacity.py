@@ -1,0 +1,95 @@
+"""Consumed capacity, computed with DynamoDB's unit arithmetic (1 KB write units, 4 KB read units)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..errors import ValidationException
+from ..types import item_size
+from .schema import Index, Table
+
+_MODES = ("NONE", "TOTAL", "INDEXES")
+
+
+def check_mode(mode: Any) -> str:
+    if mode is None:
+        return "NONE"
+    if mode not in _MODES:
+        raise ValidationException(
+            f"1 validation error detected: Value '{mode}' at 'returnConsumedCapacity' failed to satisfy constraint: "
+            "Member must satisfy enum value set: [INDEXES, TOTAL, NONE]"
+        )
+    return mode
+
+
+def write_units(size: int) -> float:
+    return float(max(1, math.ceil(size / 1024)))
+
+
+def read_units(size: int, consistent: bool) -> float:
+    units = float(math.ceil(size / 4096))
+    return units if consistent else units / 2
+
+
+class Consumed:
+    """Capacity used by one request on one table, split by table and indexes."""
+
+    __slots__ = ("table", "table_units", "indexes")
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.table_units = 0.0
+        self.indexes: dict[str, float] = {}
+
+    def add_index(self, index: Index, units: float) -> None:
+        self.indexes[index.name] = self.indexes.get(index.name, 0.0) + units
+
+    def add_write(self, old: dict | None, new: dict | None, old_size: int, new_size: int) -> None:
+        """Units of one item write: the larger item image, plus each index entry written or deleted."""
+        self.table_units += write_units(max(old_size, new_size))
+        for index in self.table.indexes.values():
+            units = index_write_units(index, old, new)
+            if units:
+                self.add_index(index, units)
+
+    def scale(self, factor: float) -> None:
+        self.table_units *= factor
+        self.indexes = {name: units * factor for name, units in self.indexes.items()}
+
+    def response(self, mode: str) -> dict | None:
+        if mode == "NONE":
+            return None
+        total = self.table_units + sum(self.indexes.values())
+        out: dict[str, Any] = {"TableName": self.table.name, "CapacityUnits": total}
+        if mode == "INDEXES":
+            out["Table"] = {"CapacityUnits": self.table_units}
+            for kind, key in (("LSI", "LocalSecondaryIndexes"), ("GSI", "GlobalSecondaryIndexes")):
+                units = {
+                    n: {"CapacityUnits": u}
+                    for n, u in self.indexes.items()
+                    if self.table.indexes[n].kind == kind
+                }
+                if units:
+                    out[key] = units
+        return out
+
+
+def index_write_units(index: Index, old: dict | None, new: dict | None) -> float:
+    """Write units for an index: a put of the new entry, a delete of the old one, or both when its key moved."""
+    old_key = index.key_of(old) if old else None
+    new_key = index.key_of(new) if new else None
+    if old_key is None and new_key is None:
+        return 0.0
+    old_entry = index.project(old) if old_key is not None else None
+    new_entry = index.project(new) if new_key is not None else None
+    if old_key == new_key:
+        if old_entry == new_entry:
+            return 0.0
+        return write_units(max(item_size(old_entry), item_size(new_entry)))
+    units = 0.0
+    if old_entry is not None:
+        units += write_units(item_size(old_entry))
+    if new_entry is not None:
+        units += write_units(item_size(new_entry))
+    return units

@@ -1,0 +1,640 @@
+"""The control plane: CreateTable, DescribeTable, UpdateTable, DeleteTable, ListTables, and the table cache."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from datetime import datetime, timezone
+from typing import Any
+
+from ..errors import (
+    LimitExceededException,
+    ResourceInUseException,
+    ResourceNotFoundException,
+    ValidationException,
+)
+from .schema import Index, KeySchema, Table
+from .storage import Storage, load_item, partition_hash
+
+_NAME = re.compile(r"^[a-zA-Z0-9_.\-]{3,255}$")
+_BAD_NAME = (
+    "Invalid table/index name.  Table/index names must be between 3 and 255 characters long, and may contain "
+    "only the characters a-z, A-Z, 0-9, '_', '-', and '.'"
+)
+MAX_GSI = 20
+MAX_LSI = 5
+MAX_PROJECTED = 100
+_EPOCH_THROUGHPUT = {"LastIncreaseDateTime": 0.0, "LastDecreaseDateTime": 0.0, "NumberOfDecreasesToday": 0}
+
+
+class Catalog:
+    """Tables by name, cached per connection and reloaded when another connection changes the catalog."""
+
+    def __init__(self, storage: Storage, region: str = "us-east-1", account: str = "000000000000") -> None:
+        self.storage = storage
+        self.region = region
+        self.account = account
+        self._tables: dict[str, Table] = {}
+        self._version = -1
+
+    # -- lookups -------------------------------------------------------------------------------------------
+
+    def get(self, name: Any) -> Table:
+        check_table_name(name)
+        version = self.storage.catalog_version()
+        if version != self._version:
+            self._tables.clear()
+            self._version = version
+        table = self._tables.get(name)
+        if table is None:
+            row = self.storage.conn.execute(
+                "SELECT id, description FROM dynabase_tables WHERE name = ?", (name,)
+            ).fetchone()
+            if row is None:
+                raise ResourceNotFoundException("Cannot do operations on a non-existent table")
+            table = table_from_description(row[0], json.loads(row[1]))
+            self._tables[name] = table
+        return table
+
+    def names(self) -> list[str]:
+        rows = self.storage.conn.execute("SELECT name FROM dynabase_tables").fetchall()
+        return sorted((r[0] for r in rows), key=lambda n: n.encode("utf-8"))
+
+    def arn(self, name: str) -> str:
+        return f"arn:aws:dynamodb:{self.region}:{self.account}:table/{name}"
+
+    # -- CreateTable ---------------------------------------------------------------------------------------
+
+    def create_table(self, req: dict) -> dict:
+        name = req.get("TableName")
+        check_table_name(name)
+        attr_types = _attribute_definitions(req.get("AttributeDefinitions"))
+        keys = _key_schema(req.get("KeySchema"), attr_types, table_keys=None)
+        billing = req.get("BillingMode") or "PROVISIONED"
+        if billing not in ("PROVISIONED", "PAY_PER_REQUEST"):
+            raise ValidationException("Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]")
+        now = time.time()
+        desc: dict[str, Any] = {
+            "AttributeDefinitions": req["AttributeDefinitions"],
+            "TableName": name,
+            "KeySchema": _key_schema_list(keys),
+            "TableStatus": "ACTIVE",
+            "CreationDateTime": now,
+            "ProvisionedThroughput": _throughput(req.get("ProvisionedThroughput"), billing, "table"),
+            "TableArn": self.arn(name),
+            "TableId": str(uuid.uuid4()),
+        }
+        if billing == "PAY_PER_REQUEST":
+            desc["BillingModeSummary"] = {
+                "BillingMode": "PAY_PER_REQUEST",
+                "LastUpdateToPayPerRequestDateTime": now,
+            }
+        used = set(keys.names)
+        lsis = req.get("LocalSecondaryIndexes")
+        gsis = req.get("GlobalSecondaryIndexes")
+        seen: set[str] = set()
+        if lsis is not None:
+            if not keys.range_name:
+                raise ValidationException(
+                    "Local Secondary indices are not allowed on hash tables, only hash and range tables"
+                )
+            if not lsis:
+                raise ValidationException(
+                    "One or more parameter values were invalid: List of LocalSecondaryIndexes is empty"
+                )
+            if len(lsis) > MAX_LSI:
+                raise ValidationException(
+                    "One or more parameter values were invalid: Number of LocalSecondaryIndexes exceeds per-table limit of 5"
+                )
+            desc["LocalSecondaryIndexes"] = []
+            for spec in lsis:
+                index = _index_description(spec, attr_types, keys, "LSI", billing, seen)
+                if index["KeySchema"][0]["AttributeName"] != keys.hash_name:
+                    raise ValidationException(
+                        "Local Secondary indices must have the same hash key as the main table"
+                    )
+                used.update(k["AttributeName"] for k in index["KeySchema"])
+                desc["LocalSecondaryIndexes"].append(index)
+        if gsis is not None:
+            if not gsis:
+                raise ValidationException(
+                    "One or more parameter values were invalid: List of GlobalSecondaryIndexes is empty"
+                )
+            if len(gsis) > MAX_GSI:
+                raise LimitExceededException(
+                    "One or more parameter values were invalid: Number of GlobalSecondaryIndexes exceeds per-table limit of 20"
+                )
+            desc["GlobalSecondaryIndexes"] = []
+            for spec in gsis:
+                index = _index_description(spec, attr_types, keys, "GSI", billing, seen)
+                used.update(k["AttributeName"] for k in index["KeySchema"])
+                desc["GlobalSecondaryIndexes"].append(index)
+        if set(attr_types) != used:
+            if len(attr_types) > len(used) and not lsis and not gsis:
+                raise ValidationException(
+                    "The number of attributes in key schema must match the number of attributes defined in attribute definitions."
+                )
+            unused = sorted(set(attr_types) - used)
+            raise ValidationException(
+                "One or more parameter values were invalid: Some AttributeDefinitions are not used. "
+                f"AttributeDefinitions: [{', '.join(attr_types)}], keys used: [{', '.join(sorted(used))}]"
+                if unused
+                else "One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions."
+            )
+        _apply_stream_spec(desc, req.get("StreamSpecification"), self.arn(name), creating=True)
+        if req.get("DeletionProtectionEnabled") is not None:
+            desc["DeletionProtectionEnabled"] = bool(req["DeletionProtectionEnabled"])
+        else:
+            desc["DeletionProtectionEnabled"] = False
+        if req.get("SSESpecification") and req["SSESpecification"].get("Enabled"):
+            desc["SSEDescription"] = {
+                "Status": "ENABLED",
+                "SSEType": req["SSESpecification"].get("SSEType", "KMS"),
+            }
+        if req.get("TableClass"):
+            desc["TableClassSummary"] = {"TableClass": req["TableClass"]}
+        if req.get("Tags"):
+            desc["_tags"] = req["Tags"]
+        with self.storage.write() as conn:
+            if conn.execute("SELECT 1 FROM dynabase_tables WHERE name = ?", (name,)).fetchone():
+                raise ResourceInUseException("Cannot create preexisting table")
+            table_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM dynabase_tables").fetchone()[0]
+            table = table_from_description(table_id, desc)
+            conn.execute(
+                f"CREATE TABLE {table.sql} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, "
+                "item TEXT NOT NULL, size INTEGER NOT NULL, bin INTEGER NOT NULL, PRIMARY KEY (h, pk, sk)) WITHOUT ROWID"
+            )
+            for index in table.indexes.values():
+                _create_index_table(conn, index)
+            conn.execute(
+                "INSERT INTO dynabase_tables (name, id, description) VALUES (?, ?, ?)",
+                (name, table_id, json.dumps(desc)),
+            )
+            self.storage.bump_catalog_version()
+            self.on_table_changed(conn, name, desc)
+        return {"TableDescription": self.describe(table, creating=True)}
+
+    # -- DescribeTable / ListTables / DeleteTable ----------------------------------------------------------
+
+    def describe_table(self, req: dict) -> dict:
+        return {"Table": self.describe(self.get(req.get("TableName")))}
+
+    def describe(self, table: Table, creating: bool = False) -> dict:
+        desc = {k: v for k, v in table.description.items() if not k.startswith("_")}
+        conn = self.storage.conn
+        count, size = conn.execute(f"SELECT count(*), coalesce(sum(size), 0) FROM {table.sql}").fetchone()
+        desc["TableSizeBytes"] = size
+        desc["ItemCount"] = count
+        for kind in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
+            if kind not in desc:
+                continue
+            described = []
+            for spec in desc[kind]:
+                spec = dict(spec)
+                index = table.indexes[spec["IndexName"]]
+                icount, isize = conn.execute(
+                    f"SELECT count(*), coalesce(sum(t.size), 0) FROM {index.sql} i JOIN {table.sql} t "
+                    "ON t.h = i.h AND t.pk = i.pk AND t.sk = i.sk"
+                ).fetchone()
+                spec["IndexSizeBytes"] = isize
+                spec["ItemCount"] = icount
+                spec["IndexArn"] = f"{self.arn(table.name)}/index/{index.name}"
+                described.append(spec)
+            desc[kind] = described
+        # keep DynamoDB Local's key order: counts come after ProvisionedThroughput
+        order = [
+            "AttributeDefinitions",
+            "TableName",
+            "KeySchema",
+            "TableStatus",
+            "CreationDateTime",
+            "ProvisionedThroughput",
+            "TableSizeBytes",
+            "ItemCount",
+            "TableArn",
+            "TableId",
+        ]
+        return {
+            **{k: desc[k] for k in order if k in desc},
+            **{k: v for k, v in desc.items() if k not in order},
+        }
+
+    def list_tables(self, req: dict) -> dict:
+        limit = req.get("Limit")
+        if limit is not None and not (isinstance(limit, int) and 1 <= limit <= 100):
+            raise ValidationException(
+                f"1 validation error detected: Value '{limit}' at 'limit' failed to satisfy constraint: "
+                "Member must have value less than or equal to 100"
+            )
+        limit = limit or 100
+        names = self.names()
+        start = req.get("ExclusiveStartTableName")
+        if start is not None:
+            names = [n for n in names if n.encode("utf-8") > start.encode("utf-8")]
+        out: dict[str, Any] = {"TableNames": names[:limit]}
+        if len(names) > limit:
+            out["LastEvaluatedTableName"] = names[limit - 1]
+        return out
+
+    def delete_table(self, req: dict) -> dict:
+        table = self.get(req.get("TableName"))
+        if table.description.get("DeletionProtectionEnabled"):
+            raise ValidationException(
+                "Resource cannot be deleted as it is currently protected against deletion. Disable deletion "
+                "protection first."
+            )
+        with self.storage.write() as conn:
+            description = self.describe(table)
+            description["TableStatus"] = "DELETING"
+            for index in table.indexes.values():
+                conn.execute(f"DROP TABLE IF EXISTS {index.sql}")
+            conn.execute(f"DROP TABLE IF EXISTS {table.sql}")
+            conn.execute("DELETE FROM dynabase_tables WHERE name = ?", (table.name,))
+            self.storage.bump_catalog_version()
+            self.on_table_changed(conn, table.name, {})
+        return {"TableDescription": description}
+
+    def on_table_changed(self, conn: Any, name: str, desc: dict) -> None:
+        """Hook, inside the DDL transaction, for parts of the engine that follow table settings (streams)."""
+
+    # -- UpdateTable ---------------------------------------------------------------------------------------
+
+    def update_table(self, req: dict) -> dict:
+        table = self.get(req.get("TableName"))
+        desc = json.loads(json.dumps(table.description))
+        attr_types = dict(table.attribute_types)
+        if req.get("AttributeDefinitions") is not None:
+            for name, typ in _attribute_definitions(req["AttributeDefinitions"]).items():
+                if attr_types.get(name, typ) != typ:
+                    raise ValidationException(
+                        f"Cannot change the type of attribute {name}"  # matches the service's intent
+                    )
+                attr_types[name] = typ
+        changed = False
+        billing = req.get("BillingMode")
+        current_billing = desc.get("BillingModeSummary", {}).get("BillingMode", "PROVISIONED")
+        now = time.time()
+        if billing and billing != current_billing:
+            changed = True
+            if billing == "PAY_PER_REQUEST":
+                desc["BillingModeSummary"] = {
+                    "BillingMode": billing,
+                    "LastUpdateToPayPerRequestDateTime": now,
+                }
+                desc["ProvisionedThroughput"] = _throughput(None, billing, "table")
+                for gsi in desc.get("GlobalSecondaryIndexes", []):
+                    gsi["ProvisionedThroughput"] = _throughput(None, billing, "index")
+            else:
+                desc["BillingModeSummary"] = {
+                    "BillingMode": billing,
+                    "LastUpdateToPayPerRequestDateTime": now,
+                }
+                desc["ProvisionedThroughput"] = _throughput(
+                    req.get("ProvisionedThroughput"), billing, "table"
+                )
+                current_billing = billing
+        elif req.get("ProvisionedThroughput") is not None:
+            if current_billing == "PAY_PER_REQUEST":
+                raise ValidationException(
+                    "One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can "
+                    "be specified when BillingMode is PAY_PER_REQUEST"
+                )
+            changed = True
+            desc["ProvisionedThroughput"] = _throughput(req["ProvisionedThroughput"], "PROVISIONED", "table")
+        if req.get("StreamSpecification") is not None:
+            changed = True
+            _apply_stream_spec(desc, req["StreamSpecification"], self.arn(table.name), creating=False)
+        if req.get("DeletionProtectionEnabled") is not None:
+            changed = True
+            desc["DeletionProtectionEnabled"] = bool(req["DeletionProtectionEnabled"])
+        if req.get("TableClass"):
+            changed = True
+            desc["TableClassSummary"] = {"TableClass": req["TableClass"]}
+        created: list[str] = []
+        deleted: list[Index] = []
+        updates = req.get("GlobalSecondaryIndexUpdates") or []
+        if len(updates) > 1 and any("Create" in u or "Delete" in u for u in updates):
+            raise ValidationException(
+                "One or more parameter values were invalid: Only one global secondary index update per index is allowed simultaneously"
+                if len({_update_index_name(u) for u in updates}) < len(updates)
+                else "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"
+            )
+        for update in updates:
+            changed = True
+            if "Create" in update:
+                spec = update["Create"]
+                names = {i["IndexName"] for i in desc.get("GlobalSecondaryIndexes", [])}
+                names |= {i["IndexName"] for i in desc.get("LocalSecondaryIndexes", [])}
+                if spec.get("IndexName") in names:
+                    raise ValidationException(
+                        f"Attempting to create an index which already exists: {spec.get('IndexName')}"
+                    )
+                if len(desc.get("GlobalSecondaryIndexes", [])) >= MAX_GSI:
+                    raise LimitExceededException(
+                        "Subscriber limit exceeded: Number of GlobalSecondaryIndexes exceeds per-table limit of 20"
+                    )
+                for k in spec.get("KeySchema") or []:
+                    if k.get("AttributeName") not in attr_types:
+                        raise ValidationException(
+                            "One or more parameter values were invalid: Global Secondary Index hash key not specified in Attribute Definitions."
+                            if k.get("KeyType") == "HASH"
+                            else "One or more parameter values were invalid: Global Secondary Index range key not specified in Attribute Definitions."
+                        )
+                index = _index_description(spec, attr_types, table.keys, "GSI", current_billing, set())
+                desc.setdefault("GlobalSecondaryIndexes", []).append(index)
+                created.append(index["IndexName"])
+            elif "Delete" in update:
+                iname = update["Delete"].get("IndexName")
+                gsis = desc.get("GlobalSecondaryIndexes", [])
+                if not any(g["IndexName"] == iname for g in gsis):
+                    raise ResourceNotFoundException(f"Requested resource not found: Index: {iname} not found")
+                desc["GlobalSecondaryIndexes"] = [g for g in gsis if g["IndexName"] != iname]
+                if not desc["GlobalSecondaryIndexes"]:
+                    del desc["GlobalSecondaryIndexes"]
+                deleted.append(table.indexes[iname])
+            elif "Update" in update:
+                spec = update["Update"]
+                iname = spec.get("IndexName")
+                for gsi in desc.get("GlobalSecondaryIndexes", []):
+                    if gsi["IndexName"] == iname:
+                        if "ProvisionedThroughput" in spec:
+                            gsi["ProvisionedThroughput"] = _throughput(
+                                spec["ProvisionedThroughput"], current_billing, "index"
+                            )
+                        break
+                else:
+                    raise ResourceNotFoundException(f"Requested resource not found: Index: {iname} not found")
+        if not changed:
+            raise ValidationException(
+                "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates "
+                "or SSESpecification or ReplicaUpdates is required"
+            )
+        used = set(table.keys.names)
+        for kind in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
+            for i in desc.get(kind, []):
+                used.update(k["AttributeName"] for k in i["KeySchema"])
+        desc["AttributeDefinitions"] = [
+            {"AttributeName": n, "AttributeType": t} for n, t in attr_types.items() if n in used
+        ]
+        with self.storage.write() as conn:
+            new_table = table_from_description(table.id, desc)
+            for index in deleted:
+                conn.execute(f"DROP TABLE IF EXISTS {index.sql}")
+            for iname in created:
+                index = new_table.indexes[iname]
+                _create_index_table(conn, index)
+                _backfill(conn, new_table, index)
+            conn.execute(
+                "UPDATE dynabase_tables SET description = ? WHERE name = ?", (json.dumps(desc), table.name)
+            )
+            self.storage.bump_catalog_version()
+            self.on_table_changed(conn, table.name, desc)
+        return {"TableDescription": self.describe(new_table)}
+
+
+def _update_index_name(update: dict) -> str:
+    for action in update.values():
+        return action.get("IndexName", "")
+    return ""
+
+
+# -- helpers -------------------------------------------------------------------------------------------------
+
+
+def check_table_name(name: Any) -> None:
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ValidationException(_BAD_NAME)
+
+
+def _attribute_definitions(defs: Any) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for d in defs or []:
+        name, typ = d.get("AttributeName"), d.get("AttributeType")
+        if typ not in ("S", "N", "B"):
+            raise ValidationException("Member must satisfy enum value set: [B, N, S]")
+        if name in out:
+            raise ValidationException("Cannot have two attributes with the same name")
+        out[name] = typ
+    return out
+
+
+def _key_schema(
+    schema: Any, attr_types: dict[str, str], table_keys: KeySchema | None, index: bool = False
+) -> KeySchema:
+    schema = schema or []
+    if not schema:
+        raise ValidationException(
+            "No Hash Key specified in schema.  All Dynamo DB tables must have exactly one hash key"
+        )
+    if len(schema) > 2:
+        raise ValidationException(
+            "Key Schema too big.  Key Schema must at most consist of the hash and range key of a table"
+        )
+    types = [k.get("KeyType") for k in schema]
+    if types.count("HASH") > 1:
+        raise ValidationException(
+            "Too many hash keys specified.  All Dynamo DB tables must have exactly one hash key"
+        )
+    if types.count("RANGE") > 1:
+        raise ValidationException(
+            "Too many range keys specified.  All Dynamo DB tables must have exactly one range key"
+        )
+    if types[0] != "HASH":
+        if "HASH" not in types:
+            raise ValidationException(
+                "No Hash Key specified in schema.  All Dynamo DB tables must have exactly one hash key"
+            )
+        raise ValidationException(
+            "Invalid key order. Hash Key must be specified first in key schema, Range Key must be specifed second"
+        )
+    hash_name = schema[0].get("AttributeName")
+    if hash_name not in attr_types:
+        if index:
+            raise ValidationException(f"Attribute {hash_name} is not defined in AttributeDefinitions")
+        raise ValidationException("Hash Key not specified in Attribute Definitions.  Type unknown.")
+    range_name = schema[1].get("AttributeName") if len(schema) > 1 else None
+    if range_name is not None and range_name not in attr_types:
+        if index:
+            raise ValidationException(f"Attribute {range_name} is not defined in AttributeDefinitions")
+        raise ValidationException("Range Key not specified in Attribute Definitions.  Type unknown.")
+    if range_name is not None and range_name == hash_name:
+        raise ValidationException(
+            "Both the Hash Key and the Range Key element in the KeySchema have the same name"
+        )
+    return KeySchema(
+        hash_name, attr_types[hash_name], range_name, attr_types.get(range_name) if range_name else None
+    )
+
+
+def _key_schema_list(keys: KeySchema) -> list[dict]:
+    out = [{"AttributeName": keys.hash_name, "KeyType": "HASH"}]
+    if keys.range_name:
+        out.append({"AttributeName": keys.range_name, "KeyType": "RANGE"})
+    return out
+
+
+def _throughput(spec: Any, billing: str, what: str) -> dict:
+    if billing == "PAY_PER_REQUEST":
+        if spec:
+            # DynamoDB Local accepts and ignores throughput with on-demand billing
+            pass
+        return {**_EPOCH_THROUGHPUT, "ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
+    if not spec:
+        if what == "table":
+            raise ValidationException("No provisioned throughput specified for the table")
+        raise ValidationException("No provisioned throughput specified for the global secondary index")
+    rcu, wcu = spec.get("ReadCapacityUnits"), spec.get("WriteCapacityUnits")
+    for value in (rcu, wcu):
+        if not isinstance(value, int) or value < 1:
+            raise ValidationException(
+                "One or more parameter values were invalid: Provisioned throughput must be greater than zero"
+            )
+    return {**_EPOCH_THROUGHPUT, "ReadCapacityUnits": rcu, "WriteCapacityUnits": wcu}
+
+
+def _index_description(
+    spec: dict, attr_types: dict, table_keys: KeySchema, kind: str, billing: str, seen: set[str]
+) -> dict:
+    name = spec.get("IndexName")
+    check_table_name(name)
+    if name in seen:
+        raise ValidationException(
+            "Two local secondary indices have the same name"
+            if kind == "LSI"
+            else "Two global secondary indices have the same name"
+        )
+    seen.add(name)
+    keys = _key_schema(spec.get("KeySchema"), attr_types, table_keys, index=True)
+    projection = spec.get("Projection") or {}
+    ptype = projection.get("ProjectionType")
+    non_key = projection.get("NonKeyAttributes")
+    if ptype not in ("ALL", "KEYS_ONLY", "INCLUDE"):
+        raise ValidationException("Unknown ProjectionType: " + str(ptype))
+    if ptype == "INCLUDE":
+        if not non_key:
+            raise ValidationException(
+                "If Projection type INCLUDE is specified, some non-key attributes to include in the projection "
+                "must be specified as well"
+            )
+        if len(set(non_key)) != len(non_key):
+            raise ValidationException(
+                "One or more parameter values were invalid: Duplicate projected attributes"
+            )
+    elif non_key is not None:
+        raise ValidationException(
+            "No attributes should be specified to be projected unless projection type is INCLUDE"
+        )
+    out: dict[str, Any] = {
+        "IndexName": name,
+        "KeySchema": _key_schema_list(keys),
+        "Projection": {
+            "ProjectionType": ptype,
+            **({"NonKeyAttributes": list(non_key)} if ptype == "INCLUDE" else {}),
+        },
+    }
+    if kind == "GSI":
+        out["IndexStatus"] = "ACTIVE"
+        out["ProvisionedThroughput"] = _throughput(spec.get("ProvisionedThroughput"), billing, "index")
+        if billing == "PAY_PER_REQUEST":
+            out.pop("ProvisionedThroughput")
+    return out
+
+
+def _apply_stream_spec(desc: dict, spec: Any, table_arn: str, creating: bool) -> None:
+    if spec is None:
+        return
+    enabled = spec.get("StreamEnabled")
+    current = desc.get("StreamSpecification", {}).get("StreamEnabled")
+    if enabled:
+        view = spec.get("StreamViewType")
+        if view not in ("KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"):
+            raise ValidationException(
+                "One or more parameter values were invalid: StreamViewType must be specified when StreamEnabled is true"
+                if view is None
+                else "Member must satisfy enum value set: [NEW_IMAGE, OLD_IMAGE, NEW_AND_OLD_IMAGES, KEYS_ONLY]"
+            )
+        if current:
+            raise ValidationException(
+                "Table already has an enabled stream: "
+                + table_arn
+                + "/stream/"
+                + desc.get("LatestStreamLabel", "")
+            )
+        label = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3]
+        desc["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": view}
+        desc["LatestStreamLabel"] = label
+        desc["LatestStreamArn"] = f"{table_arn}/stream/{label}"
+    else:
+        if spec.get("StreamViewType") is not None:
+            raise ValidationException(
+                "One or more parameter values were invalid: StreamViewType cannot be specified when StreamEnabled is false"
+            )
+        if not creating and not current:
+            raise ValidationException(
+                "Table already has stream disabled"
+                if "StreamSpecification" in desc
+                else "One or more parameter values were invalid: Stream is already disabled"
+            )
+        if not creating:
+            desc["StreamSpecification"] = {"StreamEnabled": False}
+
+
+def table_from_description(table_id: int, desc: dict) -> Table:
+    attr_types = {d["AttributeName"]: d["AttributeType"] for d in desc["AttributeDefinitions"]}
+    keys = _keys_from_list(desc["KeySchema"], attr_types)
+    table = Table(desc["TableName"], table_id, keys, attr_types, desc)
+    for kind, label in (("LocalSecondaryIndexes", "LSI"), ("GlobalSecondaryIndexes", "GSI")):
+        for spec in desc.get(kind, []):
+            projection = spec["Projection"]
+            index = Index(
+                name=spec["IndexName"],
+                kind=label,
+                keys=_keys_from_list(spec["KeySchema"], attr_types),
+                projection=projection["ProjectionType"],
+                non_key=tuple(projection.get("NonKeyAttributes", ())),
+                sql=f"t{table_id}_{_sql_safe(spec['IndexName'])}",
+                table_keys=keys,
+            )
+            table.indexes[index.name] = index
+    return table
+
+
+def _sql_safe(name: str) -> str:
+    return name.replace("-", "_2d").replace(".", "_2e")
+
+
+def _keys_from_list(schema: list[dict], attr_types: dict[str, str]) -> KeySchema:
+    hash_name = schema[0]["AttributeName"]
+    range_name = schema[1]["AttributeName"] if len(schema) > 1 else None
+    return KeySchema(
+        hash_name, attr_types[hash_name], range_name, attr_types[range_name] if range_name else None
+    )
+
+
+def _create_index_table(conn: Any, index: Index) -> None:
+    conn.execute(
+        f"CREATE TABLE {index.sql} (ih INTEGER NOT NULL, ik BLOB NOT NULL, isk BLOB NOT NULL, h INTEGER NOT NULL, "
+        "pk BLOB NOT NULL, sk BLOB NOT NULL, PRIMARY KEY (ih, ik, isk, pk, sk)) WITHOUT ROWID"
+    )
+
+
+def _backfill(conn: Any, table: Table, index: Index) -> None:
+    """Index every existing item that has the new index's key attributes of the right types."""
+    keys = index.keys
+    for h, pk, sk, text, binary in conn.execute(f"SELECT h, pk, sk, item, bin FROM {table.sql}").fetchall():
+        item = load_item(text, binary)
+        hv = item.get(keys.hash_name)
+        rv = item.get(keys.range_name) if keys.range_name else None
+        if (
+            hv is None
+            or keys.hash_type not in hv
+            or (keys.range_name and (rv is None or keys.range_type not in rv))
+        ):
+            continue
+        ik, isk = index.key_of(item)
+        conn.execute(
+            f"INSERT INTO {index.sql} (ih, ik, isk, h, pk, sk) VALUES (?, ?, ?, ?, ?, ?)",
+            (partition_hash(ik), ik, isk, h, pk, sk),
+        )

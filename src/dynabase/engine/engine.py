@@ -1,0 +1,124 @@
+"""The embedded engine: DynamoDB's operations by name over one SQLite database."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import DynamoDBError, InternalFailure, UnknownOperationException
+from . import batch, items, legacy, query, streams, transactions, ttl
+from .catalog import Catalog
+from .schema import Table
+from .storage import Storage
+
+log = logging.getLogger("dynabase.engine")
+
+Handler = Callable[["Engine", dict], dict]
+
+_LEGACY_OPERATIONS = {"PutItem", "GetItem", "UpdateItem", "DeleteItem", "Query", "Scan"}
+
+
+class Engine:
+    """DynamoDB's low-level API, in process. ``call("PutItem", {...})`` takes and returns wire-shaped dicts.
+
+    Errors are raised as :class:`dynabase.errors.DynamoDBError`; the clients and the server translate them.
+    """
+
+    def __init__(
+        self, path: str = ":memory:", *, region: str = "us-east-1", ttl_sweep_seconds: float | None = 60.0
+    ) -> None:
+        self.storage = Storage(path)
+        with self.storage.write() as conn:
+            for statement in streams.SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+        self.catalog = Catalog(self.storage, region=region)
+        self.catalog.on_table_changed = streams.on_table_changed  # type: ignore[method-assign]
+        self.region = region
+        self.operations: dict[str, Handler] = {
+            "CreateTable": lambda e, r: e.catalog.create_table(r),
+            "DescribeTable": lambda e, r: e.catalog.describe_table(r),
+            "UpdateTable": lambda e, r: e.catalog.update_table(r),
+            "DeleteTable": lambda e, r: e.catalog.delete_table(r),
+            "ListTables": lambda e, r: e.catalog.list_tables(r),
+            "PutItem": items.put_item,
+            "GetItem": items.get_item,
+            "UpdateItem": items.update_item,
+            "DeleteItem": items.delete_item,
+            "Query": query.query,
+            "Scan": query.scan,
+            "BatchWriteItem": batch.batch_write_item,
+            "BatchGetItem": batch.batch_get_item,
+            "TransactWriteItems": transactions.transact_write_items,
+            "TransactGetItems": transactions.transact_get_items,
+            "UpdateTimeToLive": ttl.update_time_to_live,
+            "DescribeTimeToLive": ttl.describe_time_to_live,
+        }
+        self.stream_operations: dict[str, Handler] = {
+            "ListStreams": streams.list_streams,
+            "DescribeStream": streams.describe_stream,
+            "GetShardIterator": streams.get_shard_iterator,
+            "GetRecords": streams.get_records,
+        }
+        self.ttl_sweep_seconds = ttl_sweep_seconds
+        self.sweeper: ttl.Sweeper | None = None
+        self.ensure_sweeper()
+
+    def call(self, operation: str, request: dict[str, Any], service: str = "dynamodb") -> dict[str, Any]:
+        """Run one operation of DynamoDB (``service="dynamodb"``) or DynamoDB Streams (``"dynamodbstreams"``)."""
+        table = self.stream_operations if service == "dynamodbstreams" else self.operations
+        handler = table.get(operation)
+        if handler is None:
+            raise UnknownOperationException("An unknown operation was requested.")
+        try:
+            if operation in _LEGACY_OPERATIONS:
+                request = legacy.translate(request)
+            elif operation == "BatchGetItem" and isinstance(request.get("RequestItems"), dict):
+                request = {
+                    **request,
+                    "RequestItems": {
+                        name: legacy.translate(spec) if isinstance(spec, dict) else spec
+                        for name, spec in request["RequestItems"].items()
+                    },
+                }
+            return handler(self, request)
+        except DynamoDBError:
+            raise
+        except RecursionError:
+            raise InternalFailure(
+                "The request processing has failed because of an unknown error, exception or failure."
+            )
+        except Exception:  # a bug must not look like a successful call or leak a traceback to callers
+            log.exception("internal error in %s", operation)
+            raise InternalFailure(
+                "The request processing has failed because of an unknown error, exception or failure."
+            )
+
+    def after_write(
+        self, conn: Any, table: Table, old: dict | None, new: dict | None, identity: dict | None = None
+    ) -> None:
+        """Called inside the write transaction of every item change: the stream record goes in with it."""
+        if table.stream_view_type is not None:
+            streams.record_change(conn, self, table, old, new, identity)
+
+    def follow_stream(self, table_name: str, **options: Any):
+        """Iterate over a table's stream records as they are written (see :func:`streams.follow`)."""
+        return streams.follow(self, table_name, **options)
+
+    def ensure_sweeper(self) -> None:
+        """Start the TTL sweeper thread once some table has TTL enabled (no thread for engines without TTL)."""
+        if self.sweeper is not None or not self.ttl_sweep_seconds:
+            return
+        rows = self.storage.conn.execute("SELECT description FROM dynabase_tables").fetchall()
+        if any('"_ttl"' in row[0] for row in rows):
+            self.sweeper = ttl.Sweeper(self, self.ttl_sweep_seconds)
+
+    def sweep_expired(self, now: float | None = None) -> int:
+        """Delete expired TTL items now (the background sweeper does this every ``ttl_sweep_seconds``)."""
+        return ttl.sweep(self, now)
+
+    def close(self) -> None:
+        if self.sweeper is not None:
+            self.sweeper.stop()
+        self.storage.close()

@@ -1,0 +1,267 @@
+"""Single-item operations: PutItem, GetItem, UpdateItem, DeleteItem, and the write path they share."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConditionalCheckFailedException, ValidationException
+from ..expressions import Placeholders, compile_condition, compile_projection, compile_update
+from ..types import MAX_ITEM_SIZE, item_size, validate_item
+from .capacity import Consumed, check_mode, read_units
+from .schema import Table
+from .storage import dump_item, load_item, partition_hash
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+_ITEM_TOO_BIG = "Item size has exceeded the maximum allowed size"
+
+
+# -- request helpers -----------------------------------------------------------------------------------------
+
+
+def placeholders(req: dict) -> Placeholders:
+    return Placeholders(req.get("ExpressionAttributeNames"), req.get("ExpressionAttributeValues"))
+
+
+def bind_condition(req: dict, ph: Placeholders, field: str = "ConditionExpression"):
+    text = req.get(field)
+    if text is None:
+        return None
+    return compile_condition(text, field).bind(ph)
+
+
+def bind_projection(req: dict, ph: Placeholders):
+    text = req.get("ProjectionExpression")
+    if text is None:
+        return None
+    return compile_projection(text).bind(ph)
+
+
+def check_return_values(value: Any, allowed: tuple[str, ...]) -> str:
+    if value is None:
+        return "NONE"
+    if value not in ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"):
+        raise ValidationException(
+            f"1 validation error detected: Value '{value}' at 'returnValues' failed to satisfy constraint: "
+            "Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]"
+        )
+    if value not in allowed:
+        raise ValidationException("Return values set to invalid value")
+    return value
+
+
+def check_on_failure(value: Any) -> str:
+    if value is None:
+        return "NONE"
+    if value not in ("NONE", "ALL_OLD"):
+        raise ValidationException(
+            f"1 validation error detected: Value '{value}' at 'returnValuesOnConditionCheckFailure' failed to "
+            "satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]"
+        )
+    return value
+
+
+def condition_failed(old: dict | None, on_failure: str) -> ConditionalCheckFailedException:
+    extra = {"Item": old} if on_failure == "ALL_OLD" and old is not None else {}
+    return ConditionalCheckFailedException("The conditional request failed", **extra)
+
+
+# -- the write path ------------------------------------------------------------------------------------------
+
+
+class Row:
+    """Where an item lives: its partition hash and encoded keys."""
+
+    __slots__ = ("h", "pk", "sk")
+
+    def __init__(self, table: Table, key: dict, what: str = "key") -> None:
+        self.pk, self.sk = table.key_values(key, what=what)
+        self.h = partition_hash(self.pk)
+
+
+def read_row(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
+    found = conn.execute(
+        f"SELECT item, bin, size FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?", (row.h, row.pk, row.sk)
+    ).fetchone()
+    if found is None:
+        return None, 0
+    return load_item(found[0], found[1]), found[2]
+
+
+def write_row(
+    engine: Engine,
+    conn: Any,
+    table: Table,
+    row: Row,
+    old: dict | None,
+    new: dict | None,
+    new_size: int = 0,
+    identity: dict | None = None,
+) -> None:
+    """Store ``new`` (or delete when None) in place of ``old``, keeping every secondary index in step."""
+    if new is None:
+        if old is None:
+            return
+        conn.execute(f"DELETE FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?", (row.h, row.pk, row.sk))
+    else:
+        text, binary = dump_item(new)
+        conn.execute(
+            f"INSERT OR REPLACE INTO {table.sql} (h, pk, sk, item, size, bin) VALUES (?, ?, ?, ?, ?, ?)",
+            (row.h, row.pk, row.sk, text, new_size, binary),
+        )
+    for index in table.indexes.values():
+        old_key = index.key_of(old) if old is not None else None
+        new_key = index.key_of(new) if new is not None else None
+        if old_key == new_key:
+            continue
+        if old_key is not None:
+            conn.execute(
+                f"DELETE FROM {index.sql} WHERE ih = ? AND ik = ? AND isk = ? AND pk = ? AND sk = ?",
+                (partition_hash(old_key[0]), old_key[0], old_key[1], row.pk, row.sk),
+            )
+        if new_key is not None:
+            conn.execute(
+                f"INSERT INTO {index.sql} (ih, ik, isk, h, pk, sk) VALUES (?, ?, ?, ?, ?, ?)",
+                (partition_hash(new_key[0]), new_key[0], new_key[1], row.h, row.pk, row.sk),
+            )
+    engine.after_write(conn, table, old, new, identity)
+
+
+def checked_item(table: Table, item: Any) -> tuple[dict, int]:
+    """Validate a whole item to be stored: attribute values, keys, index keys and the 400 KB limit."""
+    if item is None:
+        raise ValidationException(
+            "1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null"
+        )
+    item = validate_item(item)
+    table.check_index_keys(item)
+    size = item_size(item)
+    if size > MAX_ITEM_SIZE:
+        raise ValidationException(_ITEM_TOO_BIG)
+    return item, size
+
+
+# -- operations ----------------------------------------------------------------------------------------------
+
+
+def put_item(engine: Engine, req: dict) -> dict:
+    table = engine.catalog.get(req.get("TableName"))
+    mode = check_mode(req.get("ReturnConsumedCapacity"))
+    return_values = check_return_values(req.get("ReturnValues"), ("NONE", "ALL_OLD"))
+    on_failure = check_on_failure(req.get("ReturnValuesOnConditionCheckFailure"))
+    item = req.get("Item")
+    if not isinstance(item, dict):
+        item = None
+    ph = placeholders(req)
+    condition = bind_condition(req, ph)
+    ph.check_unused()
+    item, size = checked_item(table, item)
+    row = Row(table, item, what="item")
+    with engine.storage.write() as conn:
+        old, old_size = read_row(conn, table, row)
+        if condition is not None and not condition.evaluate(old or {}):
+            raise condition_failed(old, on_failure)
+        write_row(engine, conn, table, row, old, item, size)
+    out: dict[str, Any] = {}
+    if return_values == "ALL_OLD" and old is not None:
+        out["Attributes"] = old
+    _add_write_capacity(out, table, mode, old, item, old_size, size)
+    return out
+
+
+def delete_item(engine: Engine, req: dict) -> dict:
+    table = engine.catalog.get(req.get("TableName"))
+    mode = check_mode(req.get("ReturnConsumedCapacity"))
+    return_values = check_return_values(req.get("ReturnValues"), ("NONE", "ALL_OLD"))
+    on_failure = check_on_failure(req.get("ReturnValuesOnConditionCheckFailure"))
+    key = validate_item(req.get("Key") or {})
+    ph = placeholders(req)
+    condition = bind_condition(req, ph)
+    ph.check_unused()
+    row = Row(table, key)
+    with engine.storage.write() as conn:
+        old, old_size = read_row(conn, table, row)
+        if condition is not None and not condition.evaluate(old or {}):
+            raise condition_failed(old, on_failure)
+        write_row(engine, conn, table, row, old, None)
+    out: dict[str, Any] = {}
+    if return_values == "ALL_OLD" and old is not None:
+        out["Attributes"] = old
+    _add_write_capacity(out, table, mode, old, None, old_size, 0)
+    return out
+
+
+def update_item(engine: Engine, req: dict) -> dict:
+    table = engine.catalog.get(req.get("TableName"))
+    mode = check_mode(req.get("ReturnConsumedCapacity"))
+    return_values = check_return_values(
+        req.get("ReturnValues"), ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
+    )
+    on_failure = check_on_failure(req.get("ReturnValuesOnConditionCheckFailure"))
+    key = validate_item(req.get("Key") or {})
+    ph = placeholders(req)
+    update = (
+        compile_update(req["UpdateExpression"]).bind(ph) if req.get("UpdateExpression") is not None else None
+    )
+    condition = bind_condition(req, ph)
+    ph.check_unused()
+    row = Row(table, key)
+    if update is not None:
+        for name in update.paths:
+            if name in table.keys.names:
+                raise ValidationException(
+                    f"One or more parameter values were invalid: Cannot update attribute {name}. "
+                    "This attribute is part of the key"
+                )
+    with engine.storage.write() as conn:
+        old, old_size = read_row(conn, table, row)
+        if condition is not None and not condition.evaluate(old or {}):
+            raise condition_failed(old, on_failure)
+        base = old if old is not None else dict(key)
+        new = update.apply(base) if update is not None else dict(base)
+        new, size = checked_item(table, new)
+        write_row(engine, conn, table, row, old, new, size)
+    out: dict[str, Any] = {}
+    if return_values == "ALL_OLD" and old is not None:
+        out["Attributes"] = old
+    elif return_values == "ALL_NEW":
+        out["Attributes"] = new
+    elif return_values in ("UPDATED_OLD", "UPDATED_NEW") and update is not None:
+        attrs = update.updated(old or {}, new, new=return_values == "UPDATED_NEW")
+        if attrs:
+            out["Attributes"] = attrs
+    _add_write_capacity(out, table, mode, old, new, old_size, size)
+    return out
+
+
+def get_item(engine: Engine, req: dict) -> dict:
+    table = engine.catalog.get(req.get("TableName"))
+    mode = check_mode(req.get("ReturnConsumedCapacity"))
+    key = validate_item(req.get("Key") or {})
+    ph = placeholders(req)
+    projection = bind_projection(req, ph)
+    ph.check_unused()
+    row = Row(table, key)
+    with engine.storage.lock:
+        item, size = read_row(engine.storage.conn, table, row)
+    out: dict[str, Any] = {}
+    if item is not None:
+        out["Item"] = projection.apply(item) if projection is not None else item
+    if mode != "NONE":
+        consumed = Consumed(table)
+        consumed.table_units = max(
+            read_units(size, bool(req.get("ConsistentRead"))), 0.5 if not req.get("ConsistentRead") else 1.0
+        )
+        out["ConsumedCapacity"] = consumed.response(mode)
+    return out
+
+
+def _add_write_capacity(
+    out: dict, table: Table, mode: str, old: dict | None, new: dict | None, old_size: int, new_size: int
+) -> None:
+    if mode == "NONE":
+        return
+    consumed = Consumed(table)
+    consumed.add_write(old, new, old_size, new_size)
+    out["ConsumedCapacity"] = consumed.response(mode)

@@ -1,0 +1,369 @@
+"""Query and Scan: key conditions to SQL ranges, Limit before filter, the 1 MB page, pagination keys, segments."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ValidationException
+from ..expressions import key_condition
+from ..types import encode_key, item_size, validate_item
+from .capacity import Consumed, check_mode, read_units
+from .items import bind_condition, bind_projection, placeholders
+from .schema import Index, Table
+from .storage import load_item, partition_hash
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+PAGE_BYTES = 1024 * 1024
+_FETCH = 256
+_HASH_SPACE = 1 << 32
+
+
+def query(engine: Engine, req: dict) -> dict:
+    return _read(engine, req, is_query=True)
+
+
+def scan(engine: Engine, req: dict) -> dict:
+    return _read(engine, req, is_query=False)
+
+
+def _read(engine: Engine, req: dict, is_query: bool) -> dict:
+    table = engine.catalog.get(req.get("TableName"))
+    mode = check_mode(req.get("ReturnConsumedCapacity"))
+    index = table.index(req["IndexName"]) if req.get("IndexName") is not None else None
+    consistent = bool(req.get("ConsistentRead"))
+    if consistent and index is not None and index.kind == "GSI":
+        raise ValidationException("Consistent reads are not supported on global secondary indexes")
+    limit = req.get("Limit")
+    if limit is not None and (not isinstance(limit, int) or limit < 1):
+        raise ValidationException(
+            f"1 validation error detected: Value '{limit}' at 'limit' failed to satisfy constraint: "
+            "Member must have value greater than or equal to 1"
+        )
+    select = _select(req, index, is_query)
+    ph = placeholders(req)
+    keys = index.keys if index is not None else table.keys
+    cond = None
+    if is_query:
+        if req.get("KeyConditionExpression") is None:
+            raise ValidationException(
+                "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."
+            )
+        cond = key_condition(req["KeyConditionExpression"], ph, keys.hash_name, keys.range_name)
+    filt = bind_condition(req, ph, "FilterExpression")
+    projection = bind_projection(req, ph)
+    ph.check_unused()
+    segment = _segment(req) if not is_query else None
+
+    where, args = [], []
+    if index is None:
+        cols = "item, bin, size"
+        src = table.sql
+        order = ["pk", "sk"] if not is_query else ["sk"]
+        prefix = ""
+    else:
+        cols = "t.item, t.bin, t.size"
+        src = f"{index.sql} i JOIN {table.sql} t ON t.h = i.h AND t.pk = i.pk AND t.sk = i.sk"
+        order = ["i.ik", "i.isk", "i.pk", "i.sk"] if not is_query else ["i.isk", "i.pk", "i.sk"]
+        prefix = "i."
+    forward = req.get("ScanIndexForward", True) is not False if is_query else True
+
+    if is_query:
+        hk, range_sql, range_args = _key_ranges(cond, keys)
+        where.append(f"{prefix}{'ih' if index else 'h'} = ? AND {prefix}{'ik' if index else 'pk'} = ?")
+        args += [partition_hash(hk), hk]
+        key_col = f"{prefix}{'isk' if index else 'sk'}"
+        for op, _value in range_sql:
+            where.append(f"{key_col} {op} ?")
+        args += range_args
+    elif segment is not None:
+        number, total = segment
+        lo = number * _HASH_SPACE // total
+        hi = (number + 1) * _HASH_SPACE // total
+        hcol = f"{prefix}{'ih' if index else 'h'}"
+        where.append(f"{hcol} >= ? AND {hcol} < ?")
+        args += [lo, hi]
+
+    start = req.get("ExclusiveStartKey")
+    if start is not None:
+        position = _start_position(table, index, start, cond, is_query, segment)
+        cols_order = ([f"{prefix}{'ih' if index else 'h'}"] if not is_query else []) + order
+        where.append(
+            f"({', '.join(cols_order)}) {'>' if forward else '<'} ({', '.join('?' * len(position))})"
+        )
+        args += position
+
+    if not is_query:
+        order = [f"{prefix}{'ih' if index else 'h'}"] + order
+    direction = "" if forward else " DESC"
+    sql = (
+        f"SELECT {cols} FROM {src}"
+        + (f" WHERE {' AND '.join(where)}" if where else "")
+        + " ORDER BY "
+        + ", ".join(f"{c}{direction}" for c in order)
+    )
+
+    gsi_projection = index is not None and index.kind == "GSI" and index.projection != "ALL"
+    project_index = index is not None and (
+        select == "ALL_PROJECTED_ATTRIBUTES"
+        or (select in ("COUNT", "SPECIFIC_ATTRIBUTES") and gsi_projection)
+    )
+    items: list[dict] = []
+    count = scanned = 0
+    total_size = 0
+    last: dict | None = None
+    with engine.storage.read() as conn:
+        cursor = conn.execute(sql, args)
+        while True:
+            rows = cursor.fetchmany(_FETCH)
+            if not rows:
+                break
+            stop = False
+            for text, binary, size in rows:
+                item = load_item(text, binary)
+                visible = index.project(item) if project_index else item
+                if project_index and index.projection != "ALL":
+                    size = item_size(visible)
+                scanned += 1
+                total_size += size
+                if filt is None or filt.evaluate(visible):
+                    count += 1
+                    if select != "COUNT":
+                        items.append(projection.apply(visible) if projection is not None else visible)
+                if (limit is not None and scanned >= limit) or total_size >= PAGE_BYTES:
+                    last = _last_key(table, index, item)
+                    stop = True
+                    break
+            if stop:
+                break
+        cursor.close()
+
+    out: dict[str, Any] = {}
+    if select != "COUNT":
+        out["Items"] = items
+    out["Count"] = count
+    out["ScannedCount"] = scanned
+    if last is not None:
+        out["LastEvaluatedKey"] = last
+    if mode != "NONE":
+        consumed = Consumed(table)
+        units = read_units(total_size, consistent)
+        if index is None:
+            consumed.table_units = units
+        else:
+            consumed.add_index(index, units)
+        out["ConsumedCapacity"] = consumed.response(mode)
+    return out
+
+
+def _select(req: dict, index: Index | None, is_query: bool) -> str:
+    select = req.get("Select")
+    has_projection = req.get("ProjectionExpression") is not None or req.get("AttributesToGet") is not None
+    if select is None:
+        if has_projection:
+            return "SPECIFIC_ATTRIBUTES"
+        return "ALL_PROJECTED_ATTRIBUTES" if index is not None else "ALL_ATTRIBUTES"
+    if select not in ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT"):
+        raise ValidationException(
+            f"1 validation error detected: Value '{select}' at 'select' failed to satisfy constraint: Member must "
+            "satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]"
+        )
+    if select == "ALL_PROJECTED_ATTRIBUTES" and index is None:
+        raise ValidationException(
+            "ALL_PROJECTED_ATTRIBUTES can be used only when "
+            + ("Querying" if is_query else "Scanning")
+            + " using an IndexName"
+        )
+    if select == "SPECIFIC_ATTRIBUTES" and not has_projection:
+        raise ValidationException(
+            "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES"
+        )
+    if select == "COUNT" and has_projection:
+        raise ValidationException(
+            "Cannot specify the ProjectionExpression when choosing to get only the Count"
+        )
+    if select == "ALL_ATTRIBUTES" and has_projection:
+        raise ValidationException(
+            "Cannot specify the ProjectionExpression when choosing to get ALL_ATTRIBUTES"
+        )
+    if select == "ALL_PROJECTED_ATTRIBUTES" and has_projection:
+        raise ValidationException(
+            "Cannot specify the ProjectionExpression when choosing to get ALL_PROJECTED_ATTRIBUTES"
+        )
+    if select == "ALL_ATTRIBUTES" and index is not None and index.kind == "GSI" and index.projection != "ALL":
+        raise ValidationException(
+            "One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global "
+            f"secondary index {index.name} because its projection type is not ALL"
+        )
+    return select
+
+
+def _segment(req: dict) -> tuple[int, int] | None:
+    seg, total = req.get("Segment"), req.get("TotalSegments")
+    if seg is None and total is None:
+        return None
+    if total is None:
+        raise ValidationException(
+            "The TotalSegments parameter is required but was not present in the request when Segment parameter is present"
+        )
+    if seg is None:
+        raise ValidationException(
+            "If total segments is specified, a particular segment must also be specified for this request"
+        )
+    if not isinstance(total, int) or not 1 <= total <= 1000000:
+        raise ValidationException(
+            f"1 validation error detected: Value '{total}' at 'totalSegments' failed to satisfy constraint: "
+            "Member must have value less than or equal to 1000000"
+        )
+    if not isinstance(seg, int) or seg < 0 or seg >= total:
+        raise ValidationException(
+            f"The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: {seg} is "
+            f"out of bounds for TotalSegments: {total}"
+        )
+    return seg, total
+
+
+def _check_type(value: dict, typ: str) -> None:
+    if typ not in value:
+        raise ValidationException(
+            "One or more parameter values were invalid: Condition parameter type does not match schema type"
+        )
+
+
+def _successor(prefix: bytes) -> bytes | None:
+    """The smallest byte string greater than every string starting with ``prefix`` (None: no bound)."""
+    data = bytearray(prefix)
+    while data and data[-1] == 0xFF:
+        data.pop()
+    if not data:
+        return None
+    data[-1] += 1
+    return bytes(data)
+
+
+def _key_ranges(cond: Any, keys: Any) -> tuple[bytes, list[tuple[str, bytes]], list[bytes]]:
+    hash_value = validate_value_checked(cond.hash_value)
+    _check_type(hash_value, keys.hash_type)
+    hk = encode_key(hash_value)
+    op = cond.range_op
+    ranges: list[tuple[str, bytes]] = []
+    if op is not None:
+        values = [validate_value_checked(v) for v in cond.range_values]
+        if op == "begins_with":
+            value = values[0]
+            if "N" in value or keys.range_type == "N":
+                if "N" in value:
+                    raise ValidationException(
+                        "Invalid KeyConditionExpression: Incorrect operand type for operator or function; "
+                        "operator or function: begins_with, operand type: N"
+                    )
+                _check_type(value, "N")
+            _check_type(value, keys.range_type)
+            low = encode_key(value)
+            ranges.append((">=", low))
+            high = _successor(low)
+            if high is not None:
+                ranges.append(("<", high))
+        else:
+            for v in values:
+                _check_type(v, keys.range_type)
+            encoded = [encode_key(v) for v in values]
+            if op == "BETWEEN":
+                if encoded[0] > encoded[1]:
+                    raise ValidationException(
+                        "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater "
+                        f"than or equal to lower bound; lower bound operand: AttributeValue: {_av_text(values[0])}, "
+                        f"upper bound operand: AttributeValue: {_av_text(values[1])}"
+                    )
+                ranges += [(">=", encoded[0]), ("<=", encoded[1])]
+            else:
+                ranges.append((op, encoded[0]))
+    return hk, ranges, [v for _, v in ranges]
+
+
+def _av_text(value: dict) -> str:
+    ((kind, inner),) = value.items()
+    if kind == "B":
+        import base64
+
+        inner = base64.b64encode(inner).decode()
+    return "{" + kind + ":" + str(inner) + "}"
+
+
+def validate_value_checked(value: dict) -> dict:
+    return validate_item({"v": value})["v"]
+
+
+def _start_position(
+    table: Table, index: Index | None, start: Any, cond: Any, is_query: bool, segment: tuple[int, int] | None
+) -> list:
+    """The ExclusiveStartKey as the tuple of sort columns to resume after."""
+    if not isinstance(start, dict):
+        raise ValidationException("The provided starting key is invalid")
+    start = validate_item(start)
+    names = list(table.keys.names)
+    if index is not None:
+        names += [n for n in index.keys.names if n not in names]
+    if len(start) != len(names):
+        raise ValidationException("Exclusive Start Key must have same size as table's key schema")
+    for name in names:
+        if name not in start:
+            raise ValidationException(
+                "The provided starting key is invalid: The provided key element does not match the schema"
+            )
+    pk, sk = table.key_values({n: start[n] for n in table.keys.names})
+    if index is None:
+        position: list = [sk] if is_query else [pk, sk]
+        keys = table.keys
+    else:
+        keys = index.keys
+        ikey = index.key_of(start)
+        if ikey is None:
+            raise ValidationException(
+                "The provided starting key is invalid: The provided key element does not match the schema"
+            )
+        position = [ikey[1], pk, sk] if is_query else [ikey[0], ikey[1], pk, sk]
+    if is_query:
+        hk = encode_key(cond.hash_value)
+        if encode_key(start[keys.hash_name]) != hk or not _range_matches(cond, keys, start):
+            raise ValidationException("The provided starting key does not match the range key predicate")
+    else:
+        h = partition_hash(position[0] if index is not None else pk)
+        if segment is not None:
+            number, total = segment
+            if not number * _HASH_SPACE // total <= h < (number + 1) * _HASH_SPACE // total:
+                raise ValidationException(
+                    "The provided Exclusive start key does not map to the provided segment and total segment values"
+                )
+        position = [h] + position
+    return position
+
+
+def _range_matches(cond: Any, keys: Any, start: dict) -> bool:
+    if cond.range_op is None or keys.range_name is None:
+        return True
+    value = encode_key(start[keys.range_name])
+    bounds = [encode_key(validate_value_checked(v)) for v in cond.range_values]
+    op = cond.range_op
+    if op == "=":
+        return value == bounds[0]
+    if op == "<":
+        return value < bounds[0]
+    if op == "<=":
+        return value <= bounds[0]
+    if op == ">":
+        return value > bounds[0]
+    if op == ">=":
+        return value >= bounds[0]
+    if op == "BETWEEN":
+        return bounds[0] <= value <= bounds[1]
+    return value.startswith(bounds[0])
+
+
+def _last_key(table: Table, index: Index | None, item: dict) -> dict:
+    key = table.key_of(item)
+    if index is not None:
+        for name in index.keys.names:
+            key[name] = item[name]
+    return key

@@ -1,0 +1,153 @@
+"""The shape of a table as the engine uses it: key attributes, their types, and secondary indexes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ValidationException
+from ..types import MAX_HASH_KEY_SIZE, MAX_RANGE_KEY_SIZE, encode_key
+
+
+@dataclass(frozen=True)
+class KeySchema:
+    """A hash key and an optional range key, with their scalar types."""
+
+    hash_name: str
+    hash_type: str
+    range_name: str | None = None
+    range_type: str | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.hash_name, self.range_name) if self.range_name else (self.hash_name,)
+
+
+@dataclass
+class Index:
+    name: str
+    kind: str  # "GSI" or "LSI"
+    keys: KeySchema
+    projection: str  # ALL, KEYS_ONLY, INCLUDE
+    non_key: tuple[str, ...]
+    sql: str  # the SQLite table holding the index rows
+    table_keys: KeySchema = None  # type: ignore[assignment]
+
+    def projected_names(self) -> set[str] | None:
+        """Attribute names the index holds, or None for ALL."""
+        if self.projection == "ALL":
+            return None
+        names = set(self.keys.names) | set(self.table_keys.names)
+        if self.projection == "INCLUDE":
+            names |= set(self.non_key)
+        return names
+
+    def project(self, item: dict) -> dict:
+        names = self.projected_names()
+        if names is None:
+            return item
+        return {k: v for k, v in item.items() if k in names}
+
+    def key_of(self, item: dict) -> tuple[bytes, bytes] | None:
+        """The index key (encoded) of an item, or None when the item is not in this sparse index."""
+        keys = self.keys
+        hv = item.get(keys.hash_name)
+        if hv is None or keys.hash_type not in hv:
+            return None
+        if keys.range_name is None:
+            return encode_key(hv), b""
+        rv = item.get(keys.range_name)
+        if rv is None or keys.range_type not in rv:
+            return None
+        return encode_key(hv), encode_key(rv)
+
+
+@dataclass
+class Table:
+    """A DynamoDB table as stored in the catalog."""
+
+    name: str
+    id: int
+    keys: KeySchema
+    attribute_types: dict[str, str]
+    description: dict[str, Any]
+    indexes: dict[str, Index] = field(default_factory=dict)
+
+    @property
+    def sql(self) -> str:
+        return f"t{self.id}"
+
+    def index(self, name: str) -> Index:
+        try:
+            return self.indexes[name]
+        except KeyError:
+            raise ValidationException(f"The table does not have the specified index: {name}")
+
+    @property
+    def stream_view_type(self) -> str | None:
+        spec = self.description.get("StreamSpecification")
+        if spec and spec.get("StreamEnabled"):
+            return spec.get("StreamViewType")
+        return None
+
+    # -- keys ----------------------------------------------------------------------------------------------
+
+    def key_values(self, key: dict, *, what: str = "key") -> tuple[bytes, bytes]:
+        """Validate a primary key given in a request (Key/ExclusiveStartKey or an Item) and encode it."""
+        ks = self.keys
+        if what == "key" and len(key) != len(ks.names):
+            raise ValidationException("The number of conditions on the keys is invalid")
+        hv = key.get(ks.hash_name)
+        rv = key.get(ks.range_name) if ks.range_name else None
+        if hv is None or (ks.range_name and rv is None):
+            raise ValidationException("One of the required keys was not given a value")
+        check_key_value(hv, ks.hash_type, ks.hash_name, MAX_HASH_KEY_SIZE, "Hash")
+        hk = encode_key(hv)
+        if ks.range_name:
+            check_key_value(rv, ks.range_type, ks.range_name, MAX_RANGE_KEY_SIZE, "Range")
+            return hk, encode_key(rv)
+        return hk, b""
+
+    def key_of(self, item: dict) -> dict:
+        """The primary key attributes of an item."""
+        return {n: item[n] for n in self.keys.names}
+
+    def check_index_keys(self, item: dict) -> None:
+        """Reject an item whose secondary-index key attributes have the wrong type or are empty."""
+        for index in self.indexes.values():
+            for name, typ in (
+                (index.keys.hash_name, index.keys.hash_type),
+                (index.keys.range_name, index.keys.range_type),
+            ):
+                if name is None or name in self.keys.names:
+                    continue
+                value = item.get(name)
+                if value is None:
+                    continue
+                if typ not in value:
+                    raise ValidationException(
+                        "One or more parameter values were invalid: Type mismatch for Index Key"
+                    )
+                if typ in ("S", "B") and len(value[typ]) == 0:
+                    raise ValidationException(
+                        "One or more parameter values are not valid. A value specified for a secondary index key "
+                        "is not supported. The AttributeValue for a key attribute cannot contain an empty "
+                        f"{'string' if typ == 'S' else 'binary'} value. IndexName: {index.name}, IndexKey: {name}"
+                    )
+
+
+def check_key_value(value: dict, typ: str, name: str, max_size: int, which: str) -> None:
+    if typ not in value or len(value) != 1:
+        raise ValidationException("One or more parameter values were invalid: Type mismatch for key")
+    inner = value[typ]
+    if typ in ("S", "B") and len(inner) == 0:
+        kind = "string" if typ == "S" else "binary"
+        raise ValidationException(
+            "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain "
+            f"an empty {kind} value. Key: {name}"
+        )
+    size = len(inner.encode("utf-8")) if typ == "S" else len(inner) if typ == "B" else 0
+    if size > max_size:
+        raise ValidationException(
+            "Hash primary key values must be under 2048 bytes, and range primary key values must be under 1024 bytes"
+        )

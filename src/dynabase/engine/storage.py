@@ -1,0 +1,143 @@
+"""SQLite storage: one connection, the catalog of tables, and the physical layout of items and indexes.
+
+Layout (all tables WITHOUT ROWID, keys as order-preserving byte strings from :func:`dynabase.types.encode_key`):
+
+- ``dynabase_tables(name, id, description)``: the catalog, one row per DynamoDB table (description is JSON).
+- ``t<id>(h, pk, sk, item, size, bin)``: the items. ``h`` is a 32-bit hash of the partition key, so a scan walks
+  partitions in hash order as DynamoDB does and a parallel scan segment is a range of ``h``. ``sk`` is ``b""`` for
+  tables without a sort key. ``item`` is the item's JSON (wire shape); ``bin`` says it holds binary values.
+- ``t<id>_<index>(ih, ik, isk, h, pk, sk)``: one per secondary index, pointing back at the item.
+
+``PRAGMA user_version`` counts catalog changes, so every connection (and process) sees DDL made by another.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import sqlite3
+import threading
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS dynabase_tables (
+    name TEXT PRIMARY KEY,
+    id INTEGER NOT NULL UNIQUE,
+    description TEXT NOT NULL
+);
+"""
+
+
+def partition_hash(pk: bytes) -> int:
+    """The 32-bit hash that orders partitions (and splits parallel scan segments)."""
+    return zlib.crc32(pk)
+
+
+# -- item serialisation --------------------------------------------------------------------------------------
+
+
+def _encode_default(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    raise TypeError(f"cannot store {type(value).__name__}")
+
+
+def _decode_binary(obj: dict) -> dict:
+    if len(obj) == 1:
+        if isinstance(obj.get("B"), str):
+            return {"B": base64.b64decode(obj["B"])}
+        bs = obj.get("BS")
+        if isinstance(bs, list):
+            return {"BS": [base64.b64decode(v) for v in bs]}
+    return obj
+
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_encode_default).encode
+_loads = json.loads
+
+
+def has_binary(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(k in ("B", "BS") or has_binary(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(has_binary(v) for v in value)
+    return False
+
+
+def dump_item(item: dict) -> tuple[str, int]:
+    """An item as stored: JSON text and the binary flag."""
+    binary = has_binary(item)
+    return _dumps(item), int(binary)
+
+
+def load_item(text: str, binary: int) -> dict:
+    if binary:
+        return json.loads(text, object_hook=_decode_binary)
+    return _loads(text)
+
+
+# -- the connection ------------------------------------------------------------------------------------------
+
+
+class Storage:
+    """A SQLite database file (or memory) holding DynamoDB tables; safe to share between threads."""
+
+    def __init__(self, path: str = ":memory:", *, timeout: float = 30.0) -> None:
+        self.path = path
+        self.lock = threading.RLock()
+        self.conn = sqlite3.connect(
+            path, timeout=timeout, isolation_level=None, check_same_thread=False, cached_statements=512
+        )
+        self.conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+        if path != ":memory:" and not path.startswith("file::memory:"):
+            self.conn.execute("PRAGMA journal_mode = WAL")
+        # NORMAL in WAL mode: a committed write survives a crash of the process (not of the OS before a checkpoint).
+        self.conn.execute("PRAGMA synchronous = NORMAL")
+        self.conn.execute("PRAGMA foreign_keys = OFF")
+        with self.write():
+            self.conn.execute(SCHEMA)
+
+    # Transactions: writes take the database's write lock up front (BEGIN IMMEDIATE), so a read-check-write
+    # sequence (conditions, updates) is atomic across threads and processes.
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        with self.lock:
+            conn = self.conn
+            if conn.in_transaction:
+                yield conn
+                return
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot for multi-statement reads."""
+        with self.lock:
+            conn = self.conn
+            if conn.in_transaction:
+                yield conn
+                return
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            finally:
+                conn.execute("COMMIT")
+
+    def catalog_version(self) -> int:
+        return self.conn.execute("PRAGMA user_version").fetchone()[0]
+
+    def bump_catalog_version(self) -> None:
+        """Call inside a write transaction that changed the catalog."""
+        self.conn.execute(f"PRAGMA user_version = {self.catalog_version() + 1}")
+
+    def close(self) -> None:
+        with self.lock:
+            self.conn.close()

@@ -1,0 +1,57 @@
+"""Condition, filter and key-condition expressions: compile once, bind per request, evaluate per item."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+
+from ..errors import ValidationException
+from . import ast
+from .binder import MAX_OPERATORS, Binder, check_names, count_operators
+from .parser import parse_condition
+from .placeholders import Placeholders
+
+
+class BoundCondition:
+    """A condition bound to one request's placeholders; :meth:`evaluate` tests an item."""
+
+    __slots__ = ("evaluate", "tree")
+
+    def __init__(self, evaluate: Callable[[dict], bool], tree) -> None:
+        self.evaluate: Callable[[dict], bool] = evaluate
+        self.tree = tree
+
+    def __call__(self, item: dict) -> bool:
+        return self.evaluate(item)
+
+
+class Condition:
+    """A parsed condition expression (``kind`` is ConditionExpression, FilterExpression or KeyConditionExpression)."""
+
+    __slots__ = ("text", "kind", "tree", "operators")
+
+    def __init__(self, text: str, kind: str, tree: ast.Condition) -> None:
+        self.text, self.kind, self.tree = text, kind, tree
+        self.operators = count_operators(tree)
+
+    def bind(self, placeholders: Placeholders) -> BoundCondition:
+        """Substitute placeholders (marking them used) and run the checks that need no item."""
+        evaluate = Binder(placeholders, self.kind).condition(self.tree)
+        if self.operators > MAX_OPERATORS:
+            raise ValidationException(
+                f"Invalid {self.kind}: The expression contains too many operators; operator count: {MAX_OPERATORS + 1}"
+            )
+        return BoundCondition(evaluate, self.tree)
+
+
+@lru_cache(maxsize=1024)
+def compile_condition(text: str, kind: str = "ConditionExpression") -> Condition:
+    """Parse a condition expression and run the checks that need no placeholders.
+
+    Raises ValidationException with DynamoDB's message. Compile and bind each of a request's expressions in
+    turn, in the order DynamoDB processes them, after building the request's Placeholders (whose own errors
+    come first).
+    """
+    tree = parse_condition(text, kind)
+    check_names(tree, kind, "condition", as_condition=True)
+    return Condition(text, kind, tree)

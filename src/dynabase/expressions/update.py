@@ -1,0 +1,332 @@
+"""Update expressions: ``SET``, ``REMOVE``, ``ADD`` and ``DELETE`` actions applied to an item.
+
+DynamoDB evaluates every SET value against the item as it was before the update, applies the actions to
+disjoint paths (overlapping paths are rejected when binding), addresses list elements by their original
+positions, and appends SETs or ADDs to positions past a list's end in index order.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from functools import lru_cache
+
+from ..errors import ValidationException
+from ..types import DECIMAL_CONTEXT, check_number
+from . import ast
+from .binder import Binder, Operand, check_names
+from .parser import parse_update
+from .paths import check_overlaps, getter
+from .placeholders import Placeholders
+from .values import LONG_TYPE_NAMES, type_of
+
+MISSING = "The provided expression refers to an attribute that does not exist in the item"
+BAD_TYPE = "An operand in the update expression has an incorrect data type"
+BAD_PATH = "The document path provided in the update expression is invalid for update"
+
+_SETS = ("SS", "NS", "BS")
+_KIND = "UpdateExpression"
+
+
+class Update:
+    """A parsed update expression."""
+
+    __slots__ = ("text", "tree", "actions")
+
+    def __init__(self, text: str, tree: ast.UpdateExpression) -> None:
+        self.text, self.tree = text, tree
+        self.actions = [action for _, actions in tree.sections for action in actions]
+
+    def bind(self, placeholders: Placeholders) -> BoundUpdate:
+        binder = _UpdateBinder(placeholders, _KIND)
+        # DynamoDB binds the actions last to first: all paths (checking overlaps), then all values
+        paths: list = [None] * len(self.actions)
+        for index in range(len(self.actions) - 1, -1, -1):
+            paths[index] = binder.path(self.actions[index].path)
+            check_overlaps(paths[index:], _KIND)
+        steps: list = [None] * len(self.actions)
+        for index in range(len(self.actions) - 1, -1, -1):
+            action, path = self.actions[index], paths[index]
+            cls = action.__class__
+            if cls is ast.SetAction:
+                steps[index] = ("SET", path, binder.set_value(action.value).get)
+            elif cls is ast.RemoveAction:
+                steps[index] = ("REMOVE", path, None)
+            else:
+                op = "ADD" if cls is ast.AddAction else "DELETE"
+                binder.value(action.value)
+                value = placeholders.literal(action.value.text)
+                allowed = ("N", *_SETS) if op == "ADD" else _SETS
+                if type_of(value) not in allowed:
+                    raise binder.error(
+                        f"Incorrect operand type for operator or function; operator: {op}, operand type: "
+                        f"{LONG_TYPE_NAMES[type_of(value)]}, typeSet: ALLOWED_FOR_{op}_OPERAND"
+                    )
+                steps[index] = (op, path, value)
+        return BoundUpdate(steps)
+
+
+class BoundUpdate:
+    """An update bound to a request's placeholders."""
+
+    def __init__(self, steps: list) -> None:
+        self.steps = steps
+        #: every document path the update sets, removes, adds to or deletes from, in the order written
+        self.updated_paths: list[tuple] = [path for _, path, _ in steps]
+        #: the top-level attribute names the update touches (for "This attribute is part of the key")
+        self.paths: list[str] = list(dict.fromkeys(path[0] for path in self.updated_paths))
+        self._getters = [getter(path) for path in self.updated_paths]
+
+    def updated_attributes(self, item: dict) -> dict:
+        """The top-level attributes of ``item`` holding an updated path, as ReturnValues UPDATED_OLD (pass the
+        old item) or UPDATED_NEW (pass the new item) returns them on DynamoDB Local: the whole attribute."""
+        return {
+            path[0]: item[path[0]]
+            for path, get in zip(self.updated_paths, self._getters, strict=True)
+            if get(item) is not None
+        }
+
+    def updated(self, old: dict, new_item: dict, new: bool = False) -> dict:
+        """ReturnValues UPDATED_NEW (``new=True``, from ``new_item``) or UPDATED_OLD (from ``old``)."""
+        return self.updated_attributes(new_item if new else old)
+
+    def apply(self, item: dict) -> dict:
+        """The item after the update (``item`` itself is not modified); raises DynamoDB's errors.
+
+        As DynamoDB does: first every path into an existing attribute must be valid for update, then values
+        are computed and combined (an operand of the wrong type fails at once), then come the errors for missing
+        attributes: in a value, then under a path being updated.
+        """
+        new = dict(item)
+        copied: set[str] = set()
+        targets: list = []
+        bad_path = False
+        for _, path, _ in self.steps:
+            top = path[0]
+            if len(path) > 1 and top not in new:
+                bad_path = True
+                targets.append(None)
+                continue
+            if len(path) > 1 and top not in copied:
+                new[top] = _copy(new[top])
+                copied.add(top)
+            targets.append(_parent(new, path))
+        results: list = [None] * len(self.steps)
+        absent = False
+        for index in range(len(self.steps) - 1, -1, -1):
+            op, _, value = self.steps[index]
+            if op == "SET":
+                value = value(item)
+                absent = absent or value is ABSENT
+            elif op != "REMOVE" and targets[index] is not None:
+                parent, key = targets[index]
+                current = _child(parent, key)
+                if op == "ADD":
+                    value = _add(current, value)
+                elif current is not None:
+                    value = _delete(current, value)
+                else:
+                    value = ABSENT  # nothing to delete from
+            results[index] = value
+        if absent:
+            raise ValidationException(MISSING)
+        if bad_path:
+            raise ValidationException(BAD_PATH)
+        appends: dict[int, tuple] = {}  # id(list) -> (list, [(index, value)])
+        removals = []
+        for (op, path, _), (parent, key), value in zip(self.steps, targets, results, strict=True):
+            if op == "REMOVE" or (op == "DELETE" and value is None):
+                removals.append((path, parent, key))
+            elif value is not ABSENT:
+                _assign(parent, key, value, appends)
+        for _, parent, key in sorted(removals, key=lambda r: r[0], reverse=True):
+            if parent.__class__ is list:
+                if key < len(parent):
+                    del parent[key]
+            else:
+                parent.pop(key, None)
+        for target, pending in appends.values():
+            target.extend(value for _, value in sorted(pending, key=lambda p: p[0]))
+        return new
+
+
+class _Absent:
+    """A SET operand naming an attribute the item does not have."""
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT = _Absent()
+
+
+class _UpdateBinder(Binder):
+    """Binds SET values: paths must exist in the item (else :data:`ABSENT`), functions are the update ones."""
+
+    def operand(self, node) -> Operand:
+        operand = super().operand(node)
+        if node.__class__ is ast.Value:
+            literal = self.ph.literal(node.text)
+            operand.get = lambda item: literal
+        elif operand.path is not None:
+            read = operand.get
+
+            def get(item):
+                value = read(item)
+                return ABSENT if value is None else value
+
+            operand.get = get
+        return operand
+
+    def set_value(self, node) -> Operand:
+        if node.__class__ is ast.Arithmetic:
+            return self.arithmetic(node)
+        return self.operand(node)
+
+    def arithmetic(self, node: ast.Arithmetic) -> Operand:
+        left, right = self.operand(node.left), self.operand(node.right)
+        for operand in (left, right):
+            if operand.type is not None and operand.type != "N":
+                raise self.type_error(node.op, operand.type)
+        get_left, get_right, add = left.get, right.get, node.op == "+"
+
+        def arithmetic(item):
+            a, b = get_left(item), get_right(item)
+            if a is ABSENT or b is ABSENT:
+                return ABSENT
+            if "N" not in a or "N" not in b:
+                raise ValidationException(BAD_TYPE)
+            x, y = Decimal(a["N"]), Decimal(b["N"])
+            return _number(DECIMAL_CONTEXT.add(x, y) if add else DECIMAL_CONTEXT.subtract(x, y))
+
+        return Operand(arithmetic, type="N")
+
+    def f_if_not_exists(self, name, target, default):
+        self.require_path(name, target)
+        read, get_default = getter(target.path), default.get
+
+        def if_not_exists(item):
+            fallback = get_default(item)
+            value = read(item)
+            return fallback if value is None or fallback is ABSENT else value
+
+        return Operand(if_not_exists, function=name)
+
+    def f_list_append(self, name, first, second):
+        for operand in (first, second):
+            if operand.type is not None and operand.type != "L":
+                raise self.type_error(name, operand.type)
+        get_first, get_second = first.get, second.get
+
+        def list_append(item):
+            a, b = get_first(item), get_second(item)
+            if a is ABSENT or b is ABSENT:
+                return ABSENT
+            if "L" not in a or "L" not in b:
+                raise ValidationException(BAD_TYPE)
+            return {"L": a["L"] + b["L"]}
+
+        return Operand(list_append, type="L", function=name)
+
+
+# -- applying actions ------------------------------------------------------------------------------------------
+
+
+def _copy(value: dict) -> dict:
+    """A copy of a value whose containers can be modified."""
+    kind, inner = next(iter(value.items()))
+    if kind == "M":
+        return {"M": {k: _copy(v) for k, v in inner.items()}}
+    if kind == "L":
+        return {"L": [_copy(v) for v in inner]}
+    return value
+
+
+def _parent(item: dict, path: tuple):
+    """``(container, key)`` holding the path's last element: the item or a map's dict, or a list."""
+    if len(path) == 1:
+        return item, path[0]
+    value = item.get(path[0])
+    for element in path[1:-1]:
+        value = _child(_container(value, element), element)
+    last = path[-1]
+    return _container(value, last), last
+
+
+def _container(value: dict | None, element):
+    if value is not None:
+        inner = value.get("L" if element.__class__ is int else "M")
+        if inner is not None:
+            return inner
+    raise ValidationException(BAD_PATH)
+
+
+def _child(container, key):
+    if container.__class__ is list:
+        return container[key] if key < len(container) else None
+    return container.get(key)
+
+
+def _assign(container, key, value, appends: dict) -> None:
+    if container.__class__ is list:
+        if key < len(container):
+            container[key] = value
+        else:
+            appends.setdefault(id(container), (container, []))[1].append((key, value))
+    else:
+        container[key] = value
+
+
+def _number(result: Decimal) -> dict:
+    """An arithmetic result, checked for DynamoDB's range, written with its scale as DynamoDB Local does."""
+    check_number(result)
+    return {"N": "0" if result.is_zero() and result.as_tuple().exponent >= 0 else format(result, "f")}
+
+
+def _add(current: dict | None, value: dict) -> dict:
+    if current is None:
+        return value
+    kind = type_of(value)
+    if kind not in current:
+        raise ValidationException(BAD_TYPE)
+    if kind == "N":
+        return _number(DECIMAL_CONTEXT.add(Decimal(current["N"]), Decimal(value["N"])))
+    members = list(current[kind])
+    if kind == "NS":
+        seen = {Decimal(m) for m in members}
+        members.extend(m for m in value[kind] if Decimal(m) not in seen)
+    else:
+        seen = set(members)
+        members.extend(m for m in value[kind] if m not in seen)
+    return {kind: members}
+
+
+def _delete(current: dict, value: dict) -> dict | None:
+    kind = type_of(value)
+    if kind not in current:
+        raise ValidationException(BAD_TYPE)
+    if kind == "NS":
+        gone = {Decimal(m) for m in value[kind]}
+        members = [m for m in current[kind] if Decimal(m) not in gone]
+    else:
+        gone = set(value[kind])
+        members = [m for m in current[kind] if m not in gone]
+    return {kind: members} if members else None
+
+
+@lru_cache(maxsize=1024)
+def compile_update(text: str) -> Update:
+    """Parse an update expression and run the checks that need no placeholders."""
+    tree = parse_update(text)
+    for _, actions in tree.sections:
+        for action in actions:
+            check_names(action.path, _KIND, "update")
+            if action.__class__ is ast.SetAction:
+                check_names(action.value, _KIND, "update")
+    seen = set()
+    for keyword, _ in tree.sections:
+        if keyword in seen:
+            raise ValidationException(
+                f'Invalid {_KIND}: The "{keyword}" section can only be used once in an update expression;'
+            )
+        seen.add(keyword)
+    return Update(text, tree)
