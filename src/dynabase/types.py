@@ -87,8 +87,16 @@ def to_decimal(text: str) -> Decimal:
 _SET_NAMES = {"SS": "string", "NS": "number", "BS": "binary"}
 
 
-def validate_value(value: Any) -> AttributeValue:
-    """Validate one AttributeValue and return it normalised (numbers in DynamoDB's form, binaries as bytes)."""
+MAX_NESTING = 32
+_NESTING = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
+
+
+def validate_value(value: Any, normalize: bool = True, depth: int = 0) -> AttributeValue:
+    """Validate one AttributeValue; return it with binaries as bytes.
+
+    DynamoDB (as DynamoDB Local shows) normalises the numbers of top-level attributes (``1.50`` becomes ``1.5``)
+    but stores numbers nested in maps and lists as they were written: ``normalize`` is true at the top level.
+    """
     if not isinstance(value, dict) or not value:
         raise ValidationException(
             "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
@@ -103,7 +111,8 @@ def validate_value(value: Any) -> AttributeValue:
             raise ValidationException("Invalid type for S: expected a string")
         return value
     if kind == "N":
-        return {"N": normalize_number(inner)}
+        number = parse_number(inner)
+        return {"N": format_number(number) if normalize else inner}
     if kind == "B":
         return {"B": to_bytes(inner)}
     if kind == "BOOL":
@@ -116,25 +125,29 @@ def validate_value(value: Any) -> AttributeValue:
                 "One or more parameter values were invalid: Null attribute value types must have the value of true"
             )
         return value
-    if kind == "M":
-        if not isinstance(inner, dict):
-            raise ValidationException("Invalid type for M: expected a map")
-        return {"M": validate_item(inner)}
-    if kind == "L":
+    if kind in ("M", "L"):
+        if depth + 1 >= MAX_NESTING:
+            raise ValidationException(_NESTING)
+        if kind == "M":
+            if not isinstance(inner, dict):
+                raise ValidationException("Invalid type for M: expected a map")
+            return {"M": validate_item(inner, normalize=False, depth=depth + 1)}
         if not isinstance(inner, list):
             raise ValidationException("Invalid type for L: expected a list")
-        return {"L": [validate_value(v) for v in inner]}
+        return {"L": [validate_value(v, False, depth + 1) for v in inner]}
     if kind in _SET_NAMES:
-        return {kind: _validate_set(kind, inner)}
+        return {kind: _validate_set(kind, inner, normalize)}
     raise ValidationException(
         "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
     )
 
 
-def _validate_set(kind: str, inner: Any) -> list:
+def _validate_set(kind: str, inner: Any, normalize: bool) -> list:
     if not isinstance(inner, (list, tuple, set, frozenset)):
         raise ValidationException(f"Invalid type for {kind}: expected a list")
     if not inner:
+        if kind == "BS":
+            raise ValidationException("One or more parameter values were invalid: Binary sets should not be empty")
         raise ValidationException(
             f"One or more parameter values were invalid: An {_SET_NAMES[kind]} set  may not be empty"
         )
@@ -151,22 +164,24 @@ def _validate_set(kind: str, inner: Any) -> list:
         numbers = [parse_number(m) for m in inner]
         if len(set(numbers)) != len(numbers):
             raise ValidationException("Input collection contains duplicates")
-        return [format_number(n) for n in numbers]
+        return [format_number(n) for n in numbers] if normalize else list(inner)
     members = [to_bytes(m) for m in inner]
     if len(set(members)) != len(members):
-        raise ValidationException("Input collection contains duplicates")
+        raise ValidationException(
+            "One or more parameter values were invalid: Input collection of type BS contains duplicates."
+        )
     return members
 
 
-def validate_item(item: Any) -> Item:
-    """Validate a map of attribute names to AttributeValues; return it normalised."""
+def validate_item(item: Any, normalize: bool = True, depth: int = 0) -> Item:
+    """Validate a map of attribute names to AttributeValues (an item, a key, or a nested map)."""
     if not isinstance(item, dict):
         raise ValidationException("Invalid type for item: expected a map")
     out = {}
     for name, value in item.items():
         if not isinstance(name, str) or name == "":
             raise ValidationException("Empty attribute name")
-        out[name] = validate_value(value)
+        out[name] = validate_value(value, normalize, depth)
     return out
 
 
@@ -185,9 +200,14 @@ def to_bytes(value: Any) -> bytes:
 
 
 def number_size(text: str) -> int:
-    """Bytes DynamoDB counts for a number: one per two significant digits, plus one."""
-    digits = text.lstrip("-").replace(".", "").strip("0")
-    return (len(digits) + 1) // 2 + 1
+    """Bytes DynamoDB counts for a number: one per base-100 digit pair (aligned on the decimal point),
+    one more, and one more again for a negative number."""
+    number = Decimal(text)
+    if number.is_zero():
+        return 1
+    sign, digits, exponent = number.normalize(DECIMAL_CONTEXT).as_tuple()
+    length = len(digits) + (exponent % 2)
+    return (length + 1) // 2 + 1 + sign
 
 
 def value_size(value: AttributeValue) -> int:

@@ -19,8 +19,9 @@ from botocore.validate import ParamValidator
 from ..engine import Engine
 from ..errors import DynamoDBError, client_exceptions, to_client_error
 
-# Data-plane operations are checked with a fast top-level check; deep AttributeValue errors are then reported
-# by the engine as ValidationException. Every other operation goes through botocore's full validator.
+# Data-plane operations get a fast top-level check; when the engine then rejects the request, botocore's full
+# validator runs so that malformed parameters still raise ParamValidationError exactly as boto3 would.
+# Every other operation goes through botocore's full validator up front.
 _HOT = {
     "PutItem",
     "GetItem",
@@ -122,6 +123,9 @@ class EmbeddedClient:
         try:
             response = self.engine.call(operation, params, self._service)
         except DynamoDBError as error:
+            if error.code == "ValidationException" and operation in _HOT:
+                # the fast check let it through: botocore's full validator names the bad parameter, as boto3 would
+                self._validate(operation, params, full=True)
             raise to_client_error(error, operation, self._service) from None
         if operation not in _HOT:
             response = _parse_timestamps(response)
@@ -133,9 +137,9 @@ class EmbeddedClient:
         }
         return response
 
-    def _validate(self, operation: str, params: dict) -> None:
+    def _validate(self, operation: str, params: dict, full: bool = False) -> None:
         shape = self.meta.service_model.operation_model(operation).input_shape
-        if operation in _HOT and _fast_check(shape, params):
+        if not full and operation in _HOT and _fast_check(shape, params):
             return
         report = self._validator.validate(params, shape)
         if report.has_errors():

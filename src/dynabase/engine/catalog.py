@@ -25,7 +25,7 @@ _BAD_NAME = (
 )
 MAX_GSI = 20
 MAX_LSI = 5
-MAX_PROJECTED = 100
+MAX_PROJECTED = 20  # DynamoDB Local's limit (the service allows 100)
 _EPOCH_THROUGHPUT = {"LastIncreaseDateTime": 0.0, "LastDecreaseDateTime": 0.0, "NumberOfDecreasesToday": 0}
 
 
@@ -105,11 +105,16 @@ class Catalog:
                     "One or more parameter values were invalid: List of LocalSecondaryIndexes is empty"
                 )
             if len(lsis) > MAX_LSI:
-                raise ValidationException(
-                    "One or more parameter values were invalid: Number of LocalSecondaryIndexes exceeds per-table limit of 5"
-                )
+                raise ValidationException("Cannot have more than 5 local secondary indexes per table")
             desc["LocalSecondaryIndexes"] = []
             for spec in lsis:
+                lsi_keys = (spec or {}).get("KeySchema") or []
+                if len(lsi_keys) < 2:
+                    raise ValidationException("Local secondary indices must have a range key")
+                if len(lsi_keys) == 2 and lsi_keys[1].get("AttributeName") not in attr_types:
+                    raise ValidationException(
+                        "Local Secondary Index range key not specified in Attribute Definitions.Type unknown."
+                    )
                 index = _index_description(spec, attr_types, keys, "LSI", billing, seen)
                 if index["KeySchema"][0]["AttributeName"] != keys.hash_name:
                     raise ValidationException(
@@ -123,25 +128,24 @@ class Catalog:
                     "One or more parameter values were invalid: List of GlobalSecondaryIndexes is empty"
                 )
             if len(gsis) > MAX_GSI:
-                raise LimitExceededException(
-                    "One or more parameter values were invalid: Number of GlobalSecondaryIndexes exceeds per-table limit of 20"
-                )
+                raise ValidationException("GlobalSecondaryIndex count exceeds the per-table limit")
             desc["GlobalSecondaryIndexes"] = []
             for spec in gsis:
                 index = _index_description(spec, attr_types, keys, "GSI", billing, seen)
                 used.update(k["AttributeName"] for k in index["KeySchema"])
                 desc["GlobalSecondaryIndexes"].append(index)
         if set(attr_types) != used:
-            if len(attr_types) > len(used) and not lsis and not gsis:
-                raise ValidationException(
-                    "The number of attributes in key schema must match the number of attributes defined in attribute definitions."
-                )
-            unused = sorted(set(attr_types) - used)
             raise ValidationException(
-                "One or more parameter values were invalid: Some AttributeDefinitions are not used. "
-                f"AttributeDefinitions: [{', '.join(attr_types)}], keys used: [{', '.join(sorted(used))}]"
-                if unused
-                else "One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions."
+                "The number of attributes in key schema must match the number of attributes defined in attribute definitions."
+            )
+        projected = sum(
+            len(i["Projection"].get("NonKeyAttributes", []))
+            for kind in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes")
+            for i in desc.get(kind, [])
+        )
+        if projected > MAX_PROJECTED:
+            raise ValidationException(
+                "No more than 20 attributes per table can be projected into Local Secondary Indices"
             )
         _apply_stream_spec(desc, req.get("StreamSpecification"), self.arn(name), creating=True)
         if req.get("DeletionProtectionEnabled") is not None:
@@ -224,10 +228,7 @@ class Catalog:
     def list_tables(self, req: dict) -> dict:
         limit = req.get("Limit")
         if limit is not None and not (isinstance(limit, int) and 1 <= limit <= 100):
-            raise ValidationException(
-                f"1 validation error detected: Value '{limit}' at 'limit' failed to satisfy constraint: "
-                "Member must have value less than or equal to 100"
-            )
+            raise ValidationException("Limit in ListTables must be <= 100")
         limit = limit or 100
         names = self.names()
         start = req.get("ExclusiveStartTableName")
@@ -328,9 +329,9 @@ class Catalog:
                 names = {i["IndexName"] for i in desc.get("GlobalSecondaryIndexes", [])}
                 names |= {i["IndexName"] for i in desc.get("LocalSecondaryIndexes", [])}
                 if spec.get("IndexName") in names:
-                    raise ValidationException(
-                        f"Attempting to create an index which already exists: {spec.get('IndexName')}"
-                    )
+                    raise ValidationException("Attempting to create an index which already exists")
+                if req.get("AttributeDefinitions") is None:
+                    raise ValidationException("No Attribute Schema Defined")
                 if len(desc.get("GlobalSecondaryIndexes", [])) >= MAX_GSI:
                     raise LimitExceededException(
                         "Subscriber limit exceeded: Number of GlobalSecondaryIndexes exceeds per-table limit of 20"
@@ -349,7 +350,7 @@ class Catalog:
                 iname = update["Delete"].get("IndexName")
                 gsis = desc.get("GlobalSecondaryIndexes", [])
                 if not any(g["IndexName"] == iname for g in gsis):
-                    raise ResourceNotFoundException(f"Requested resource not found: Index: {iname} not found")
+                    raise ResourceNotFoundException("Requested resource not found")
                 desc["GlobalSecondaryIndexes"] = [g for g in gsis if g["IndexName"] != iname]
                 if not desc["GlobalSecondaryIndexes"]:
                     del desc["GlobalSecondaryIndexes"]
@@ -367,10 +368,7 @@ class Catalog:
                 else:
                     raise ResourceNotFoundException(f"Requested resource not found: Index: {iname} not found")
         if not changed:
-            raise ValidationException(
-                "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates "
-                "or SSESpecification or ReplicaUpdates is required"
-            )
+            raise ValidationException("Nothing to update")
         used = set(table.keys.names)
         for kind in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
             for i in desc.get(kind, []):
@@ -391,7 +389,12 @@ class Catalog:
             )
             self.storage.bump_catalog_version()
             self.on_table_changed(conn, table.name, desc)
-        return {"TableDescription": self.describe(new_table)}
+        description = self.describe(new_table)
+        if deleted:  # the response still shows the dropped indexes, on their way out
+            gone = [dict(g, IndexStatus="DELETING") for g in table.description.get("GlobalSecondaryIndexes", [])
+                    if g["IndexName"] in {i.name for i in deleted}]
+            description["GlobalSecondaryIndexes"] = description.get("GlobalSecondaryIndexes", []) + gone
+        return {"TableDescription": description}
 
 
 def _update_index_name(update: dict) -> str:
@@ -409,6 +412,8 @@ def check_table_name(name: Any) -> None:
 
 
 def _attribute_definitions(defs: Any) -> dict[str, str]:
+    if not defs:
+        raise ValidationException("No Attribute Schema Defined")
     out: dict[str, str] = {}
     for d in defs or []:
         name, typ = d.get("AttributeName"), d.get("AttributeType")
@@ -460,9 +465,7 @@ def _key_schema(
             raise ValidationException(f"Attribute {range_name} is not defined in AttributeDefinitions")
         raise ValidationException("Range Key not specified in Attribute Definitions.  Type unknown.")
     if range_name is not None and range_name == hash_name:
-        raise ValidationException(
-            "Both the Hash Key and the Range Key element in the KeySchema have the same name"
-        )
+        raise ValidationException("Two keys can not have the same name")
     return KeySchema(
         hash_name, attr_types[hash_name], range_name, attr_types.get(range_name) if range_name else None
     )
@@ -500,18 +503,27 @@ def _index_description(
     name = spec.get("IndexName")
     check_table_name(name)
     if name in seen:
+        if kind == "GSI" and "\0lsi:" + name in seen:
+            raise ValidationException("Local Secondary Indices AND Global Secondary Indices must have different names")
         raise ValidationException(
             "Two local secondary indices have the same name"
             if kind == "LSI"
             else "Two global secondary indices have the same name"
         )
     seen.add(name)
+    if kind == "LSI":
+        seen.add("\0lsi:" + name)
     keys = _key_schema(spec.get("KeySchema"), attr_types, table_keys, index=True)
     projection = spec.get("Projection") or {}
     ptype = projection.get("ProjectionType")
     non_key = projection.get("NonKeyAttributes")
+    if ptype is None:
+        raise ValidationException("Indexes must have a projection specified")
     if ptype not in ("ALL", "KEYS_ONLY", "INCLUDE"):
-        raise ValidationException("Unknown ProjectionType: " + str(ptype))
+        raise ValidationException(
+            f"1 validation error detected: Value '{ptype}' at 'projection.projectionType' failed to satisfy "
+            "constraint: Member must satisfy enum value set: [ALL, KEYS_ONLY, INCLUDE]"
+        )
     if ptype == "INCLUDE":
         if not non_key:
             raise ValidationException(
@@ -519,9 +531,7 @@ def _index_description(
                 "must be specified as well"
             )
         if len(set(non_key)) != len(non_key):
-            raise ValidationException(
-                "One or more parameter values were invalid: Duplicate projected attributes"
-            )
+            raise ValidationException("Cannot have two attributes with the same name")
     elif non_key is not None:
         raise ValidationException(
             "No attributes should be specified to be projected unless projection type is INCLUDE"
@@ -551,17 +561,14 @@ def _apply_stream_spec(desc: dict, spec: Any, table_arn: str, creating: bool) ->
         view = spec.get("StreamViewType")
         if view not in ("KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"):
             raise ValidationException(
-                "One or more parameter values were invalid: StreamViewType must be specified when StreamEnabled is true"
-                if view is None
-                else "Member must satisfy enum value set: [NEW_IMAGE, OLD_IMAGE, NEW_AND_OLD_IMAGES, KEYS_ONLY]"
+                "Invalid StreamViewType: Stream ViewType must not be null or empty when enabling streams."
+                if not view
+                else f"1 validation error detected: Value '{view}' at 'streamSpecification.streamViewType' failed "
+                "to satisfy constraint: Member must satisfy enum value set: [NEW_IMAGE, OLD_IMAGE, "
+                "NEW_AND_OLD_IMAGES, KEYS_ONLY]"
             )
         if current:
-            raise ValidationException(
-                "Table already has an enabled stream: "
-                + table_arn
-                + "/stream/"
-                + desc.get("LatestStreamLabel", "")
-            )
+            raise ValidationException("Table already has an enabled stream")
         label = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3]
         desc["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": view}
         desc["LatestStreamLabel"] = label
@@ -569,16 +576,11 @@ def _apply_stream_spec(desc: dict, spec: Any, table_arn: str, creating: bool) ->
     else:
         if spec.get("StreamViewType") is not None:
             raise ValidationException(
-                "One or more parameter values were invalid: StreamViewType cannot be specified when StreamEnabled is false"
+                "Invalid StreamViewType: Stream StreamEnabled was false but a StreamViewType was present."
             )
         if not creating and not current:
-            raise ValidationException(
-                "Table already has stream disabled"
-                if "StreamSpecification" in desc
-                else "One or more parameter values were invalid: Stream is already disabled"
-            )
-        if not creating:
-            desc["StreamSpecification"] = {"StreamEnabled": False}
+            raise ValidationException("Table has no stream to disable")
+        desc.pop("StreamSpecification", None)  # LatestStreamArn/Label stay described, as DynamoDB does
 
 
 def table_from_description(table_id: int, desc: dict) -> Table:

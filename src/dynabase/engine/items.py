@@ -15,13 +15,32 @@ if TYPE_CHECKING:
     from .engine import Engine
 
 _ITEM_TOO_BIG = "Item size has exceeded the maximum allowed size"
+_ITEM_TOO_BIG_UPDATE = "Item size to update has exceeded the maximum allowed size"
 
 
 # -- request helpers -----------------------------------------------------------------------------------------
 
 
-def placeholders(req: dict) -> Placeholders:
-    return Placeholders(req.get("ExpressionAttributeNames"), req.get("ExpressionAttributeValues"))
+_EXPRESSION_FIELDS = ("UpdateExpression", "ConditionExpression", "KeyConditionExpression", "FilterExpression",
+                      "ProjectionExpression")
+_VALUE_FIELDS = ("UpdateExpression", "ConditionExpression", "KeyConditionExpression", "FilterExpression")
+
+
+def placeholders(req: dict, value_fields: tuple[str, ...] = ()) -> Placeholders:
+    """The request's placeholders; DynamoDB refuses them when the request has no expression to use them in.
+
+    ``value_fields`` names the operation's expressions that can use values, for the error message.
+    """
+    names, values = req.get("ExpressionAttributeNames"), req.get("ExpressionAttributeValues")
+    if names is not None and not any(req.get(f) is not None for f in _EXPRESSION_FIELDS):
+        raise ValidationException("ExpressionAttributeNames can only be specified when using expressions")
+    if values is not None and value_fields and not any(req.get(f) is not None for f in _VALUE_FIELDS):
+        missing = " and ".join(value_fields)
+        verb = "are" if len(value_fields) > 1 else "is"
+        raise ValidationException(
+            f"ExpressionAttributeValues can only be specified when using expressions: {missing} {verb} null"
+        )
+    return Placeholders(names, values)
 
 
 def bind_condition(req: dict, ph: Placeholders, field: str = "ConditionExpression"):
@@ -41,11 +60,6 @@ def bind_projection(req: dict, ph: Placeholders):
 def check_return_values(value: Any, allowed: tuple[str, ...]) -> str:
     if value is None:
         return "NONE"
-    if value not in ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"):
-        raise ValidationException(
-            f"1 validation error detected: Value '{value}' at 'returnValues' failed to satisfy constraint: "
-            "Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]"
-        )
     if value not in allowed:
         raise ValidationException("Return values set to invalid value")
     return value
@@ -128,17 +142,18 @@ def write_row(
     engine.after_write(conn, table, old, new, identity)
 
 
-def checked_item(table: Table, item: Any) -> tuple[dict, int]:
+def checked_item(table: Table, item: Any, updating: bool = False) -> tuple[dict, int]:
     """Validate a whole item to be stored: attribute values, keys, index keys and the 400 KB limit."""
     if item is None:
         raise ValidationException(
             "1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null"
         )
-    item = validate_item(item)
-    table.check_index_keys(item)
+    if not updating:  # an update's result is built from the stored item and validated placeholder values
+        item = validate_item(item)
+    table.check_index_keys(item, updating)
     size = item_size(item)
     if size > MAX_ITEM_SIZE:
-        raise ValidationException(_ITEM_TOO_BIG)
+        raise ValidationException(_ITEM_TOO_BIG_UPDATE if updating else _ITEM_TOO_BIG)
     return item, size
 
 
@@ -153,7 +168,7 @@ def put_item(engine: Engine, req: dict) -> dict:
     item = req.get("Item")
     if not isinstance(item, dict):
         item = None
-    ph = placeholders(req)
+    ph = placeholders(req, ("ConditionExpression",))
     condition = bind_condition(req, ph)
     ph.check_unused()
     item, size = checked_item(table, item)
@@ -176,7 +191,7 @@ def delete_item(engine: Engine, req: dict) -> dict:
     return_values = check_return_values(req.get("ReturnValues"), ("NONE", "ALL_OLD"))
     on_failure = check_on_failure(req.get("ReturnValuesOnConditionCheckFailure"))
     key = validate_item(req.get("Key") or {})
-    ph = placeholders(req)
+    ph = placeholders(req, ("ConditionExpression",))
     condition = bind_condition(req, ph)
     ph.check_unused()
     row = Row(table, key)
@@ -200,7 +215,7 @@ def update_item(engine: Engine, req: dict) -> dict:
     )
     on_failure = check_on_failure(req.get("ReturnValuesOnConditionCheckFailure"))
     key = validate_item(req.get("Key") or {})
-    ph = placeholders(req)
+    ph = placeholders(req, ("UpdateExpression", "ConditionExpression"))
     update = (
         compile_update(req["UpdateExpression"]).bind(ph) if req.get("UpdateExpression") is not None else None
     )
@@ -220,7 +235,7 @@ def update_item(engine: Engine, req: dict) -> dict:
             raise condition_failed(old, on_failure)
         base = old if old is not None else dict(key)
         new = update.apply(base) if update is not None else dict(base)
-        new, size = checked_item(table, new)
+        new, size = checked_item(table, new, updating=True)
         write_row(engine, conn, table, row, old, new, size)
     out: dict[str, Any] = {}
     if return_values == "ALL_OLD" and old is not None:

@@ -12,12 +12,12 @@ from typing import Any
 
 from ..errors import ValidationException
 
-_EXPRESSIONS = (
+_EXPRESSIONS = (  # in the order DynamoDB lists them in its error message
+    "UpdateExpression",
+    "ConditionExpression",
     "KeyConditionExpression",
     "FilterExpression",
-    "ConditionExpression",
     "ProjectionExpression",
-    "UpdateExpression",
 )
 _LEGACY = (
     "KeyConditions",

@@ -42,7 +42,7 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
             "Member must have value greater than or equal to 1"
         )
     select = _select(req, index, is_query)
-    ph = placeholders(req)
+    ph = placeholders(req, ("KeyConditionExpression", "FilterExpression") if is_query else ("FilterExpression",))
     keys = index.keys if index is not None else table.keys
     cond = None
     if is_query:
@@ -52,8 +52,23 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
             )
         cond = key_condition(req["KeyConditionExpression"], ph, keys.hash_name, keys.range_name)
     filt = bind_condition(req, ph, "FilterExpression")
+    if is_query and filt is not None:
+        for path in filt.paths:
+            if path[0] in keys.names:
+                raise ValidationException(
+                    f"Filter Expression can only contain non-primary key attributes: Primary key attribute: {path[0]}"
+                )
     projection = bind_projection(req, ph)
     ph.check_unused()
+    if projection is not None and index is not None and index.kind == "GSI":
+        projected = index.projected_names()
+        if projected is not None:
+            missing = [n for n in projection.top_level_names if n not in projected]
+            if missing:
+                raise ValidationException(
+                    f"One or more parameter values were invalid: Global secondary index {index.name} does not "
+                    f"project [{', '.join(missing)}]"
+                )
     segment = _segment(req) if not is_query else None
 
     where, args = [], []
@@ -165,16 +180,9 @@ def _select(req: dict, index: Index | None, is_query: bool) -> str:
             return "SPECIFIC_ATTRIBUTES"
         return "ALL_PROJECTED_ATTRIBUTES" if index is not None else "ALL_ATTRIBUTES"
     if select not in ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT"):
-        raise ValidationException(
-            f"1 validation error detected: Value '{select}' at 'select' failed to satisfy constraint: Member must "
-            "satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]"
-        )
+        raise ValidationException("Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES")
     if select == "ALL_PROJECTED_ATTRIBUTES" and index is None:
-        raise ValidationException(
-            "ALL_PROJECTED_ATTRIBUTES can be used only when "
-            + ("Querying" if is_query else "Scanning")
-            + " using an IndexName"
-        )
+        raise ValidationException("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
     if select == "SPECIFIC_ATTRIBUTES" and not has_projection:
         raise ValidationException(
             "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES"
@@ -204,9 +212,7 @@ def _segment(req: dict) -> tuple[int, int] | None:
     if seg is None and total is None:
         return None
     if total is None:
-        raise ValidationException(
-            "The TotalSegments parameter is required but was not present in the request when Segment parameter is present"
-        )
+        raise ValidationException("If segment is specified, total segment must also be specified")
     if seg is None:
         raise ValidationException(
             "If total segments is specified, a particular segment must also be specified for this request"
@@ -218,8 +224,8 @@ def _segment(req: dict) -> tuple[int, int] | None:
         )
     if not isinstance(seg, int) or seg < 0 or seg >= total:
         raise ValidationException(
-            f"The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: {seg} is "
-            f"out of bounds for TotalSegments: {total}"
+            f"1 validation error detected: Value '{seg}' at 'segment' failed to satisfy constraint: "
+            f"Member must have value less than or equal to {total - 1}"
         )
     return seg, total
 
@@ -228,6 +234,15 @@ def _check_type(value: dict, typ: str) -> None:
     if typ not in value:
         raise ValidationException(
             "One or more parameter values were invalid: Condition parameter type does not match schema type"
+        )
+
+
+def _check_not_empty(value: dict, name: str) -> None:
+    ((kind, inner),) = value.items()
+    if kind in ("S", "B") and len(inner) == 0:
+        raise ValidationException(
+            "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an "
+            f"empty {'string' if kind == 'S' else 'binary'} value. Key: {name}"
         )
 
 
@@ -245,6 +260,7 @@ def _successor(prefix: bytes) -> bytes | None:
 def _key_ranges(cond: Any, keys: Any) -> tuple[bytes, list[tuple[str, bytes]], list[bytes]]:
     hash_value = validate_value_checked(cond.hash_value)
     _check_type(hash_value, keys.hash_type)
+    _check_not_empty(hash_value, keys.hash_name)
     hk = encode_key(hash_value)
     op = cond.range_op
     ranges: list[tuple[str, bytes]] = []
@@ -306,6 +322,8 @@ def _start_position(
     if index is not None:
         names += [n for n in index.keys.names if n not in names]
     if len(start) != len(names):
+        if index is not None:
+            raise ValidationException("The provided starting key is invalid")
         raise ValidationException("Exclusive Start Key must have same size as table's key schema")
     for name in names:
         if name not in start:
@@ -334,7 +352,7 @@ def _start_position(
             number, total = segment
             if not number * _HASH_SPACE // total <= h < (number + 1) * _HASH_SPACE // total:
                 raise ValidationException(
-                    "The provided Exclusive start key does not map to the provided segment and total segment values"
+                    "Exclusive start key must lie within the segment"
                 )
         position = [h] + position
     return position

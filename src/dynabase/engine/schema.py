@@ -112,7 +112,7 @@ class Table:
         """The primary key attributes of an item."""
         return {n: item[n] for n in self.keys.names}
 
-    def check_index_keys(self, item: dict) -> None:
+    def check_index_keys(self, item: dict, updating: bool = False) -> None:
         """Reject an item whose secondary-index key attributes have the wrong type or are empty."""
         for index in self.indexes.values():
             for name, typ in (
@@ -129,6 +129,12 @@ class Table:
                         "One or more parameter values were invalid: Type mismatch for Index Key"
                     )
                 if typ in ("S", "B") and len(value[typ]) == 0:
+                    if updating:
+                        raise ValidationException(
+                            "One or more parameter values are not valid. The update expression attempted to update a "
+                            "secondary index key to a value that is not supported. The AttributeValue for a key "
+                            f"attribute cannot contain an empty {'string' if typ == 'S' else 'binary'} value."
+                        )
                     raise ValidationException(
                         "One or more parameter values are not valid. A value specified for a secondary index key "
                         "is not supported. The AttributeValue for a key attribute cannot contain an empty "
@@ -138,6 +144,8 @@ class Table:
 
 def check_key_value(value: dict, typ: str, name: str, max_size: int, which: str) -> None:
     if typ not in value or len(value) != 1:
+        if not any(k in value for k in ("S", "N", "B")):
+            raise ValidationException("Invalid attribute value type")
         raise ValidationException("One or more parameter values were invalid: Type mismatch for key")
     inner = value[typ]
     if typ in ("S", "B") and len(inner) == 0:

@@ -132,7 +132,7 @@ class _Action:
         if self.kind == "Update":
             base = self.old if self.old is not None else dict(self.key)
             try:
-                self.item, self.size = checked_item(self.table, self.update.apply(base))
+                self.item, self.size = checked_item(self.table, self.update.apply(base), updating=True)
             except ValidationException as error:
                 raise _Failure("ValidationError", error.message)
 

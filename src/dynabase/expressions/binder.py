@@ -136,6 +136,7 @@ class Binder:
     def __init__(self, placeholders: Placeholders, kind: str) -> None:
         self.ph = placeholders
         self.kind = kind
+        self.paths: list[tuple] = []  # every document path the expression reads, resolved
 
     def error(self, message: str) -> ValidationException:
         return ValidationException(f"Invalid {self.kind}: {message}")
@@ -165,7 +166,9 @@ class Binder:
                 resolved.append(name)
             else:
                 resolved.append(element)
-        return tuple(resolved)
+        resolved = tuple(resolved)
+        self.paths.append(resolved)
+        return resolved
 
     def value(self, node: ast.Value) -> dict:
         value = self.ph.value(node.text)

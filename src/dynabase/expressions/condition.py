@@ -15,11 +15,13 @@ from .placeholders import Placeholders
 class BoundCondition:
     """A condition bound to one request's placeholders; :meth:`evaluate` tests an item."""
 
-    __slots__ = ("evaluate", "tree")
+    __slots__ = ("evaluate", "tree", "paths")
 
-    def __init__(self, evaluate: Callable[[dict], bool], tree) -> None:
+    def __init__(self, evaluate: Callable[[dict], bool], tree, paths: list[tuple] = ()) -> None:
         self.evaluate: Callable[[dict], bool] = evaluate
         self.tree = tree
+        #: the resolved document paths the condition reads (first element: the top-level attribute name)
+        self.paths = list(paths)
 
     def __call__(self, item: dict) -> bool:
         return self.evaluate(item)
@@ -36,12 +38,13 @@ class Condition:
 
     def bind(self, placeholders: Placeholders) -> BoundCondition:
         """Substitute placeholders (marking them used) and run the checks that need no item."""
-        evaluate = Binder(placeholders, self.kind).condition(self.tree)
+        binder = Binder(placeholders, self.kind)
+        evaluate = binder.condition(self.tree)
         if self.operators > MAX_OPERATORS:
             raise ValidationException(
                 f"Invalid {self.kind}: The expression contains too many operators; operator count: {MAX_OPERATORS + 1}"
             )
-        return BoundCondition(evaluate, self.tree)
+        return BoundCondition(evaluate, self.tree, binder.paths)
 
 
 @lru_cache(maxsize=1024)

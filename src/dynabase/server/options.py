@@ -1,0 +1,75 @@
+"""The options of ``dynabase serve`` (shared by the ``dynabase`` command and ``python -m dynabase.server``).
+
+Kept free of heavy imports: ``python -m dynabase.server`` reads them without importing the rest of the CLI.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+SHARED_HELP = (
+    "one database for every access key and region (the default: the file --db names is the one every client, "
+    "NoSQL Workbench, dynamodb-admin and dynabase.connect(FILE) see; DynamoDB Local calls this -sharedDb)"
+)
+PER_KEY_HELP = (
+    "a separate database per access key and region, as DynamoDB Local does without -sharedDb "
+    "(--db app.db -> app-<KEY>_<region>.db; --db DIR/ -> DIR/<KEY>_<region>.db; :memory: -> one in-memory "
+    "database each)"
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--db",
+        default="dynabase.db",
+        help="database file, or ':memory:' (default: %(default)s in the current directory, as "
+        "DynamoDB Local keeps its file in the current directory)",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default: %(default)s, this machine only; 0.0.0.0 for all)",
+    )
+    p.add_argument(
+        "--port", type=int, default=8000, help="TCP port (default: %(default)s; 0 picks a free one)"
+    )
+    p.add_argument(
+        "--region",
+        default="us-east-1",
+        help="region in the ARNs of the shared database (default: %(default)s)",
+    )
+    sharing = p.add_mutually_exclusive_group()
+    sharing.add_argument("--shared-db", dest="shared_db", action="store_true", default=True, help=SHARED_HELP)
+    sharing.add_argument("--per-key-db", dest="shared_db", action="store_false", help=PER_KEY_HELP)
+    p.add_argument(
+        "--credentials",
+        metavar="FILE",
+        help="verify SigV4 signatures against the access keys in FILE (AWS credentials INI format, "
+        "or 'ACCESS_KEY SECRET' lines); unsigned or badly signed requests are refused",
+    )
+    p.add_argument("--access-key", help="verify signatures against this access key (with --secret-key)")
+    p.add_argument("--secret-key", help="the secret of --access-key")
+    p.add_argument(
+        "--shutdown-timeout",
+        type=float,
+        default=30.0,
+        help="seconds in-flight requests get to finish on SIGTERM/SIGINT (default: %(default)s)",
+    )
+    loudness = p.add_mutually_exclusive_group()
+    loudness.add_argument(
+        "-v",
+        "--verbose",
+        dest="verbosity",
+        action="store_const",
+        const=1,
+        default=0,
+        help="also log request and response bodies",
+    )
+    loudness.add_argument(
+        "-q",
+        "--quiet",
+        dest="verbosity",
+        action="store_const",
+        const=-1,
+        help="log only server errors (no line per request)",
+    )

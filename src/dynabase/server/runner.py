@@ -1,0 +1,372 @@
+"""Running the server: ``dynabase serve``'s main loop, a background-thread helper and a subprocess helper.
+
+``run_in_thread(engine, port=0) -> (url, stop)`` serves an engine you already have (tests, notebooks);
+``start_subprocess(db=":memory:") -> ServerProcess`` runs ``python -m dynabase.server`` and waits for its
+readiness line; ``serve(options)`` is the command's body (signals, readiness line, graceful stop).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    import subprocess
+
+from .app import DynamoDBApp, RequestLog
+from .httpd import HTTPServer
+
+READY_PATTERN = re.compile(r"dynabase serving on (http://\S+)")
+DEFAULT_REGION = "us-east-1"
+
+
+def per_key_path(db: str, access_key: str, region: str) -> str:
+    """The database of one access key and region when tables are not shared: ``app.db`` ->
+    ``app-<KEY>_<region>.db``; a directory -> ``<dir>/<KEY>_<region>.db`` (DynamoDB Local's file names);
+    ``:memory:`` stays in memory (a separate database each)."""
+    if db == ":memory:" or db.startswith("file::memory:"):
+        return ":memory:"
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{access_key or 'anonymous'}_{region or DEFAULT_REGION}")[:160]
+    if os.path.isdir(db) or db.endswith(("/", os.sep)):
+        os.makedirs(db, exist_ok=True)
+        return os.path.join(db, name + ".db")
+    root, ext = os.path.splitext(db)
+    return f"{root}-{name}{ext or '.db'}"
+
+
+def _open_engine(path: str, region: str) -> Any:
+    from ..engine import Engine
+
+    return Engine(path, region=region)
+
+
+class Server:
+    """An app on an HTTP server, plus the engine(s) it owns."""
+
+    def __init__(
+        self,
+        engine: Any = None,
+        *,
+        db: str = ":memory:",
+        host: str = "127.0.0.1",
+        port: int = 0,
+        region: str = DEFAULT_REGION,
+        shared_db: bool = True,
+        credentials: dict[str, str] | None = None,
+        log_level: int = 0,
+        log_stream: TextIO | None = None,
+        **http_options: Any,
+    ) -> None:
+        from .sigv4 import Verifier
+
+        self.db = db
+        self.shared_db = shared_db
+        self._owned: list[Any] = []
+        log = RequestLog(log_stream, log_level)
+        verifier = Verifier(credentials) if credentials else None
+        if not shared_db:
+            if engine is not None:
+                raise ValueError("per-key databases are opened by the server: pass db=, not engine=")
+
+            def factory(access_key: str, key_region: str) -> Any:
+                return _open_engine(per_key_path(db, access_key, key_region), key_region or region)
+
+            self.app = DynamoDBApp(engine_factory=factory, verifier=verifier, log=log, region=region)
+        else:
+            if engine is None:
+                engine = _open_engine(db, region)
+                self._owned.append(engine)
+            self.app = DynamoDBApp(engine, verifier=verifier, log=log, region=region)
+        try:
+            self.http = HTTPServer(self.app, host, port, **http_options)
+        except BaseException:
+            self.close_engines()
+            raise
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        threading.Thread(target=self.app.warm_up, name="dynabase-warm-up", daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return self.http.url
+
+    @property
+    def port(self) -> int:
+        return self.http.port
+
+    def start(self) -> Server:
+        """Serve from a background thread."""
+        self._thread = threading.Thread(target=self.http.serve_forever, name="dynabase-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self.http.serve_forever()
+
+    def stop(self, timeout: float = 30.0) -> int:
+        """Graceful stop (see :meth:`HTTPServer.stop`), then close the engines this server opened.
+        Returns how many connections were still busy when ``timeout`` ran out."""
+        if self._closed:
+            return 0
+        self._closed = True
+        cut = self.http.stop(timeout)
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self.close_engines()
+        return cut
+
+    def close_engines(self) -> None:
+        self.app.close()
+        owned, self._owned = self._owned, []
+        for engine in owned:
+            with contextlib.suppress(Exception):
+                engine.close()
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+def run_in_thread(
+    engine: Any = None, *, port: int = 0, host: str = "127.0.0.1", **options: Any
+) -> tuple[str, Callable[[], None]]:
+    """Serve ``engine`` (or a new in-memory one) from a daemon thread: ``(url, stop)``.
+
+    ``stop()`` stops gracefully and closes the engine only if this call created it. Options are
+    :class:`Server`'s: ``db``, ``region``, ``shared_db``, ``credentials`` ({access key: secret} to require
+    SigV4 signatures), ``log_level`` (0 quiet, 1 every request, 2 bodies too), ``log_stream``.
+    """
+    server = Server(engine, host=host, port=port, **options).start()
+    return server.url, server.stop
+
+
+# -- the command -----------------------------------------------------------------------------------------------
+
+
+def _secrets(options: Any) -> dict[str, str]:
+    from .sigv4 import load_credentials
+
+    secrets: dict[str, str] = {}
+    if getattr(options, "credentials", None):
+        secrets.update(load_credentials(options.credentials))
+    access_key = getattr(options, "access_key", None)
+    secret_key = getattr(options, "secret_key", None)
+    if bool(access_key) != bool(secret_key):
+        raise ValueError("--access-key and --secret-key go together")
+    if access_key:
+        secrets[access_key] = secret_key
+    return secrets
+
+
+def serve(options: Any) -> int:
+    """``dynabase serve``: run until SIGTERM/SIGINT, then stop gracefully. ``options`` has the command's
+    arguments (``db``, ``host``, ``port``, ``region``, ``shared_db``, ``credentials``, ``access_key``,
+    ``secret_key``, ``verbosity``, ``shutdown_timeout``)."""
+    err = sys.stderr
+    try:
+        secrets = _secrets(options)
+    except (OSError, ValueError) as error:
+        print(f"dynabase serve: {error}", file=err)
+        return 2
+    level = max(0, min(2, 1 + int(getattr(options, "verbosity", 0))))
+    try:
+        server = Server(
+            db=options.db,
+            host=options.host,
+            port=options.port,
+            region=options.region,
+            shared_db=options.shared_db,
+            credentials=secrets or None,
+            log_level=level,
+        )
+    except OSError as error:
+        print(
+            f"dynabase serve: cannot serve on {options.host}:{options.port}: {error.strerror or error}",
+            file=err,
+        )
+        return 1
+
+    signals_seen: list[int] = []
+
+    def on_signal(signum: int, frame: Any) -> None:
+        if signals_seen:  # a second Ctrl-C: the user does not want to wait
+            os._exit(128 + signum)
+        signals_seen.append(signum)
+        server.http.request_stop()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    where = options.db if server.shared_db else f"{options.db}, one database per access key and region"
+    print(f"dynabase serving on {server.url} (db: {where})", flush=True)
+    if level >= 1:
+        auth = (
+            f"SigV4 verified ({len(secrets)} access key{'s' if len(secrets) != 1 else ''})"
+            if secrets
+            else "not verified"
+        )
+        print(
+            f"dynabase: signatures {auth}; tables {'shared by all access keys' if server.shared_db else 'per access key and region'}; "
+            "Ctrl-C or SIGTERM stops",
+            file=err,
+            flush=True,
+        )
+    try:
+        server.serve_forever()
+    finally:
+        busy = server.http.in_flight()
+        if signals_seen and level >= 1:
+            print(
+                f"dynabase: stopping ({busy} request{'s' if busy != 1 else ''} in flight)",
+                file=err,
+                flush=True,
+            )
+        cut = server.stop(float(getattr(options, "shutdown_timeout", 30.0)))
+        for sig, handler in previous.items():
+            with contextlib.suppress(ValueError, TypeError):
+                signal.signal(sig, handler)
+        if level >= 1 or cut:
+            print(f"dynabase: stopped{f' ({cut} connections cut)' if cut else ''}", file=err, flush=True)
+    return 0
+
+
+# -- a server in a child process ------------------------------------------------------------------------------
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
+class ServerProcess:
+    """A ``dynabase serve`` child process; :meth:`stop` sends SIGTERM to exactly that process and waits."""
+
+    def __init__(
+        self, process: subprocess.Popen, url: str, log_path: str, started: float, ready: float
+    ) -> None:
+        self.process = process
+        self.url = url
+        self.port = int(url.rsplit(":", 1)[1])
+        self.log_path = log_path
+        #: seconds from spawning the process to its readiness line
+        self.startup_seconds = ready - started
+        self.started = started
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def output(self) -> str:
+        try:
+            with open(self.log_path, encoding="utf-8", errors="replace") as handle:
+                return handle.read()
+        except OSError:
+            return ""
+
+    def stop(self, timeout: float = 15.0) -> int | None:
+        import subprocess
+
+        process = self.process
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(5)
+        with contextlib.suppress(OSError):
+            if process.stdout:
+                process.stdout.close()
+        return process.returncode
+
+    def close(self) -> None:
+        self.stop()
+        with contextlib.suppress(OSError):
+            os.unlink(self.log_path)
+
+    def __enter__(self) -> ServerProcess:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def server_command(
+    db: str = ":memory:", *, port: int = 0, host: str = "127.0.0.1", args: Iterable[str] = ()
+) -> list[str]:
+    return [sys.executable, "-m", "dynabase.server", "--db", db, "--host", host, "--port", str(port), *args]
+
+
+def start_subprocess(
+    db: str = ":memory:",
+    *,
+    port: int = 0,
+    host: str = "127.0.0.1",
+    args: Iterable[str] = (),
+    env: dict[str, str] | None = None,
+    timeout: float = 30.0,
+    cwd: str | None = None,
+) -> ServerProcess:
+    """Start ``python -m dynabase.server`` and wait for its readiness line (its stderr goes to a temp file:
+    :meth:`ServerProcess.output`)."""
+    import selectors
+    import subprocess
+    import tempfile
+
+    log = tempfile.NamedTemporaryFile(prefix="dynabase-serve-", suffix=".log", delete=False)  # noqa: SIM115
+    command = server_command(db, port=port, host=host, args=args)
+    child_env = dict(os.environ if env is None else env)
+    src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this very package
+    child_env["PYTHONPATH"] = src + (
+        os.pathsep + child_env["PYTHONPATH"] if child_env.get("PYTHONPATH") else ""
+    )
+    started = time.monotonic()
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        stdin=subprocess.DEVNULL,
+        env=child_env,
+        cwd=cwd,
+        preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+    )
+    log.close()
+    assert process.stdout is not None
+    selector = selectors.DefaultSelector()
+    selector.register(process.stdout, selectors.EVENT_READ)
+    pending = b""
+    deadline = started + timeout
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not selector.select(remaining):
+                break
+            chunk = os.read(process.stdout.fileno(), 4096)
+            if not chunk:
+                break
+            pending += chunk
+            match = READY_PATTERN.search(pending.decode("utf-8", "replace"))
+            if match and b"\n" in pending[match.end() :] + b"\n" and pending.endswith(b"\n"):
+                return ServerProcess(process, match.group(1), log.name, started, time.monotonic())
+    finally:
+        selector.close()
+    if process.poll() is None:
+        process.kill()
+    process.wait(5)
+    with open(log.name, encoding="utf-8", errors="replace") as handle:
+        output = handle.read()
+    raise RuntimeError(
+        f"dynabase serve did not become ready within {timeout:.0f}s (exit {process.returncode}).\n"
+        f"command: {' '.join(command)}\nstdout: {pending.decode(errors='replace')}\nstderr:\n{output}"
+    )

@@ -1,0 +1,129 @@
+"""Shared fixtures: backends (embedded engine, DynamoDB Local, ...), clients and throwaway tables.
+
+Run the conformance suite against DynamoDB Local only::
+
+    DYNABASE_BACKENDS=dynamodb-local python -m pytest tests/conformance
+
+See ``tests/backends.py`` for the backends and the DynamoDB Local knobs.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from backends import BACKEND_FACTORIES, Backend, DynamoDBLocal, ensure_dynamodb_local, selected_backends
+from ddb_helpers import delete_table_quietly
+from ddb_helpers import make_table as _make_table
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "local_quirk: asserts a DynamoDB Local behaviour believed to differ from AWS DynamoDB "
+        "(the engine copies Local; deselect with -m 'not local_quirk')",
+    )
+
+
+@pytest.fixture(scope="session")
+def dynamodb_local_endpoint() -> Iterator[str]:
+    """URL of a DynamoDB Local for this session (this pytest process / xdist worker), started on demand."""
+    existing = os.environ.get("DYNAMODB_LOCAL_ENDPOINT")
+    if existing:
+        yield existing
+        return
+    local = DynamoDBLocal(ensure_dynamodb_local())
+    atexit.register(local.close)  # belt and braces if the session is torn down abnormally
+    try:
+        yield local.start()
+    finally:
+        local.close()
+
+
+@pytest.fixture(scope="session", params=selected_backends())
+def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
+    instance = BACKEND_FACTORIES[request.param](request)
+    try:
+        yield instance
+    finally:
+        instance.close()
+
+
+@pytest.fixture
+def backend_name(backend: Backend) -> str:
+    return backend.name
+
+
+@pytest.fixture
+def client(backend: Backend) -> Any:
+    """A DynamoDB low-level client of the backend under test (shared for the session)."""
+    return backend.client()
+
+
+@pytest.fixture
+def streams_client(backend: Backend) -> Any:
+    try:
+        return backend.streams_client()
+    except NotImplementedError as error:
+        pytest.skip(str(error))
+
+
+@pytest.fixture
+def make_table(client: Any) -> Iterator[Any]:
+    """``make_table(keys=("pk:S", "sk:N"), gsis=[...], lsis=[...], ...) -> name``; tables are deleted after."""
+    created: list[str] = []
+
+    def factory(keys: Any = ("pk:S",), **shape: Any) -> str:
+        name = _make_table(client, keys, **shape)
+        created.append(name)
+        return name
+
+    factory.created = created  # tests that create tables by hand can append their names here
+    yield factory
+    errors = []
+    for name in created:
+        try:
+            delete_table_quietly(client, name)
+        except Exception as error:  # keep deleting the others; report the first failure
+            errors.append(error)
+    if errors:
+        raise errors[0]
+
+
+@pytest.fixture
+def create_table(client: Any, make_table: Any) -> Any:
+    """``create_table(**CreateTable params) -> response``: raw CreateTable; the table is deleted after the test."""
+
+    def create(**params: Any) -> dict[str, Any]:
+        make_table.created.append(params["TableName"])
+        return client.create_table(**params)
+
+    return create
+
+
+@pytest.fixture
+def hash_table(make_table: Any) -> str:
+    """Table with a string hash key ``pk``."""
+    return make_table(("pk:S",))
+
+
+@pytest.fixture
+def range_table(make_table: Any) -> str:
+    """Table with string hash key ``pk`` and string range key ``sk``."""
+    return make_table(("pk:S", "sk:S"))
+
+
+@pytest.fixture
+def num_range_table(make_table: Any) -> str:
+    """Table with string hash key ``pk`` and number range key ``sk``."""
+    return make_table(("pk:S", "sk:N"))
+
+
+@pytest.fixture
+def binary_table(make_table: Any) -> str:
+    """Table with binary hash key ``pk`` and binary range key ``sk``."""
+    return make_table(("pk:B", "sk:B"))
