@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import DynamoDBError, InternalFailure, UnknownOperationException
-from . import batch, items, legacy, query, streams, transactions, ttl
+from . import batch, extras, items, legacy, query, streams, transactions, ttl
 from .catalog import Catalog
 from .schema import Table
 from .storage import Storage
@@ -36,6 +36,8 @@ class Engine:
         self.catalog = Catalog(self.storage, region=region)
         self.catalog.on_table_changed = streams.on_table_changed  # type: ignore[method-assign]
         self.region = region
+        #: what DescribeEndpoints answers (the server sets its own address)
+        self.endpoint_address = f"dynamodb.{region}.amazonaws.com"
         self.operations: dict[str, Handler] = {
             "CreateTable": lambda e, r: e.catalog.create_table(r),
             "DescribeTable": lambda e, r: e.catalog.describe_table(r),
@@ -54,6 +56,13 @@ class Engine:
             "TransactGetItems": transactions.transact_get_items,
             "UpdateTimeToLive": ttl.update_time_to_live,
             "DescribeTimeToLive": ttl.describe_time_to_live,
+            "TagResource": extras.tag_resource,
+            "UntagResource": extras.untag_resource,
+            "ListTagsOfResource": extras.list_tags_of_resource,
+            "DescribeLimits": extras.describe_limits,
+            "DescribeEndpoints": extras.describe_endpoints,
+            "DescribeContinuousBackups": extras.describe_continuous_backups,
+            "UpdateContinuousBackups": extras.update_continuous_backups,
         }
         self.stream_operations: dict[str, Handler] = {
             "ListStreams": streams.list_streams,
