@@ -55,22 +55,17 @@ def _decode_binary(obj: dict) -> dict:
     return obj
 
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_encode_default).encode
+_dumps_plain = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_dumps_binary = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_encode_default).encode
 _loads = json.loads
 
 
-def has_binary(value: Any) -> bool:
-    if isinstance(value, dict):
-        return any(k in ("B", "BS") or has_binary(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(has_binary(v) for v in value)
-    return False
-
-
 def dump_item(item: dict) -> tuple[str, int]:
-    """An item as stored: JSON text and the binary flag."""
-    binary = has_binary(item)
-    return _dumps(item), int(binary)
+    """An item as stored: JSON text, and 1 when it holds binary values (stored base64, decoded on load)."""
+    try:
+        return _dumps_plain(item), 0
+    except TypeError:  # bytes somewhere in the item
+        return _dumps_binary(item), 1
 
 
 def load_item(text: str, binary: int) -> dict:
