@@ -101,8 +101,12 @@ def test_threads_sharing_a_client_never_lose_an_update(tmp_path):
     def work() -> None:
         try:
             for _ in range(200):
-                client.update_item(TableName=TABLE, Key={"pk": {"S": "counter"}},
-                                   UpdateExpression="ADD hits :one", ExpressionAttributeValues={":one": {"N": "1"}})
+                client.update_item(
+                    TableName=TABLE,
+                    Key={"pk": {"S": "counter"}},
+                    UpdateExpression="ADD hits :one",
+                    ExpressionAttributeValues={":one": {"N": "1"}},
+                )
         except BaseException as error:  # surfaced below
             errors.append(error)
 
@@ -130,3 +134,81 @@ def test_a_second_connection_sees_tables_created_by_the_first(tmp_path):
         second.get_item(TableName=TABLE, Key={"pk": {"S": "a"}})
     first.close()
     second.close()
+
+
+TRANSACTOR = textwrap.dedent(
+    """
+    import sys, dynabase
+    client = dynabase.connect(sys.argv[1])
+    n = 0
+    while True:
+        # move one unit from account a to account b, and log the move: three items, all or nothing
+        client.transact_write_items(TransactItems=[
+            {"Update": {"TableName": "ledger", "Key": {"pk": {"S": "a"}}, "UpdateExpression": "ADD balance :m",
+                        "ExpressionAttributeValues": {":m": {"N": "-1"}}}},
+            {"Update": {"TableName": "ledger", "Key": {"pk": {"S": "b"}}, "UpdateExpression": "ADD balance :p",
+                        "ExpressionAttributeValues": {":p": {"N": "1"}}}},
+            {"Put": {"TableName": "ledger", "Item": {"pk": {"S": f"move#{n:08d}"}, "pad": {"S": "x" * 300}}}},
+        ])
+        print(n, flush=True)
+        n += 1
+    """
+)
+
+
+def test_sigkill_during_transactions_leaves_no_partial_transaction_or_orphan_stream_record(tmp_path):
+    path = str(tmp_path / "ledger.db")
+    client = dynabase.connect(path)
+    client.create_table(
+        TableName="ledger",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
+    )
+    client.close()
+    proc = subprocess.Popen([sys.executable, "-c", TRANSACTOR, path], stdout=subprocess.PIPE, text=True)
+    acknowledged = -1
+    try:
+        for line in proc.stdout:
+            acknowledged = int(line)
+            if acknowledged >= 200:
+                break
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    client = dynabase.connect(path)
+    items = {i["pk"]["S"]: i for i in client.scan(TableName="ledger", ConsistentRead=True)["Items"]}
+    moves = sorted(k for k in items if k.startswith("move#"))
+    # every committed transaction is whole: balances agree with the number of moves logged, which is at least
+    # the number acknowledged, with no gap
+    assert len(moves) >= acknowledged + 1
+    assert moves == [f"move#{n:08d}" for n in range(len(moves))]
+    assert items["a"]["balance"] == {"N": str(-len(moves))}
+    assert items["b"]["balance"] == {"N": str(len(moves))}
+    # and each change has exactly its stream record: 2 balance changes + 1 insert per transaction
+    streams = client.streams()
+    arn = client.describe_table(TableName="ledger")["Table"]["LatestStreamArn"]
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+    iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON")[
+        "ShardIterator"
+    ]
+    records = []
+    while True:
+        page = streams.get_records(ShardIterator=iterator)
+        records += page["Records"]
+        if not page["Records"]:
+            break
+        iterator = page["NextShardIterator"]
+    inserts = [
+        r
+        for r in records
+        if r["eventName"] == "INSERT" and r["dynamodb"]["Keys"]["pk"]["S"].startswith("move#")
+    ]
+    assert len(inserts) == len(moves)
+    assert len(records) == 3 * len(moves)
+    sequence = [int(r["dynamodb"]["SequenceNumber"]) for r in records]
+    assert sequence == sorted(sequence) and len(set(sequence)) == len(sequence)
+    client.close()
