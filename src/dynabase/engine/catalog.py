@@ -391,8 +391,11 @@ class Catalog:
             self.on_table_changed(conn, table.name, desc)
         description = self.describe(new_table)
         if deleted:  # the response still shows the dropped indexes, on their way out
-            gone = [dict(g, IndexStatus="DELETING") for g in table.description.get("GlobalSecondaryIndexes", [])
-                    if g["IndexName"] in {i.name for i in deleted}]
+            gone = [
+                dict(g, IndexStatus="DELETING")
+                for g in table.description.get("GlobalSecondaryIndexes", [])
+                if g["IndexName"] in {i.name for i in deleted}
+            ]
             description["GlobalSecondaryIndexes"] = description.get("GlobalSecondaryIndexes", []) + gone
         return {"TableDescription": description}
 
@@ -504,7 +507,9 @@ def _index_description(
     check_table_name(name)
     if name in seen:
         if kind == "GSI" and "\0lsi:" + name in seen:
-            raise ValidationException("Local Secondary Indices AND Global Secondary Indices must have different names")
+            raise ValidationException(
+                "Local Secondary Indices AND Global Secondary Indices must have different names"
+            )
         raise ValidationException(
             "Two local secondary indices have the same name"
             if kind == "LSI"

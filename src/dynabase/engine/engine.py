@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import DynamoDBError, InternalFailure, UnknownOperationException
-from . import batch, extras, items, legacy, query, streams, transactions, ttl
+from . import batch, extras, items, legacy, partiql, query, streams, transactions, ttl
 from .catalog import Catalog
 from .schema import Table
 from .storage import Storage
@@ -56,6 +56,9 @@ class Engine:
             "TransactGetItems": transactions.transact_get_items,
             "UpdateTimeToLive": ttl.update_time_to_live,
             "DescribeTimeToLive": ttl.describe_time_to_live,
+            "ExecuteStatement": partiql.execute_statement,
+            "BatchExecuteStatement": partiql.batch_execute_statement,
+            "ExecuteTransaction": partiql.execute_transaction,
             "TagResource": extras.tag_resource,
             "UntagResource": extras.untag_resource,
             "ListTagsOfResource": extras.list_tags_of_resource,

@@ -21,8 +21,13 @@ _ITEM_TOO_BIG_UPDATE = "Item size to update has exceeded the maximum allowed siz
 # -- request helpers -----------------------------------------------------------------------------------------
 
 
-_EXPRESSION_FIELDS = ("UpdateExpression", "ConditionExpression", "KeyConditionExpression", "FilterExpression",
-                      "ProjectionExpression")
+_EXPRESSION_FIELDS = (
+    "UpdateExpression",
+    "ConditionExpression",
+    "KeyConditionExpression",
+    "FilterExpression",
+    "ProjectionExpression",
+)
 _VALUE_FIELDS = ("UpdateExpression", "ConditionExpression", "KeyConditionExpression", "FilterExpression")
 
 

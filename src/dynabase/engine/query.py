@@ -42,7 +42,9 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
             "Member must have value greater than or equal to 1"
         )
     select = _select(req, index, is_query)
-    ph = placeholders(req, ("KeyConditionExpression", "FilterExpression") if is_query else ("FilterExpression",))
+    ph = placeholders(
+        req, ("KeyConditionExpression", "FilterExpression") if is_query else ("FilterExpression",)
+    )
     keys = index.keys if index is not None else table.keys
     cond = None
     if is_query:
@@ -180,9 +182,13 @@ def _select(req: dict, index: Index | None, is_query: bool) -> str:
             return "SPECIFIC_ATTRIBUTES"
         return "ALL_PROJECTED_ATTRIBUTES" if index is not None else "ALL_ATTRIBUTES"
     if select not in ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT"):
-        raise ValidationException("Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES")
+        raise ValidationException(
+            "Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES"
+        )
     if select == "ALL_PROJECTED_ATTRIBUTES" and index is None:
-        raise ValidationException("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
+        raise ValidationException(
+            "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
+        )
     if select == "SPECIFIC_ATTRIBUTES" and not has_projection:
         raise ValidationException(
             "Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES"
@@ -351,9 +357,7 @@ def _start_position(
         if segment is not None:
             number, total = segment
             if not number * _HASH_SPACE // total <= h < (number + 1) * _HASH_SPACE // total:
-                raise ValidationException(
-                    "Exclusive start key must lie within the segment"
-                )
+                raise ValidationException("Exclusive start key must lie within the segment")
         position = [h] + position
     return position
 

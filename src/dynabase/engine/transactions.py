@@ -176,7 +176,9 @@ def transact_write_items(engine: Engine, req: dict) -> dict:
             ).fetchone()
             if found is not None:
                 if found[0] != digest:
-                    raise IdempotentParameterMismatchException("")
+                    raise IdempotentParameterMismatchException(
+                        "Specified idempotent token was used with different request parameters within the idempotency window"
+                    )
                 return json.loads(found[1])
         reasons, failed = [], False
         for action in actions:

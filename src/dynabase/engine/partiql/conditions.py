@@ -3,7 +3,9 @@ WHERE clauses to condition expressions, with DynamoDB's own messages for what it
 
 from __future__ import annotations
 
+from dataclasses import fields
 from decimal import Decimal
+from typing import Any
 
 from ...errors import ValidationException
 from ...types import format_number, parse_number
@@ -95,6 +97,17 @@ def conjuncts(node: Node | None) -> list[Node]:
     if isinstance(node, Binary) and node.op == "and":
         return conjuncts(node.left) + conjuncts(node.right)
     return [node]
+
+
+def references(node: Any) -> set[str]:
+    """The attribute names (first path steps) an expression reads."""
+    if isinstance(node, Path):
+        return {node.name}
+    if isinstance(node, Node):
+        return set().union(*(references(getattr(node, f.name)) for f in fields(node) if f.name != "tok"))
+    if isinstance(node, (list, tuple)):
+        return set().union(*(references(n) for n in node))
+    return set()
 
 
 def is_condition(node: Node) -> bool:

@@ -72,6 +72,12 @@ def _read(engine: Engine, plan: ReadPlan, req: dict, mode: str) -> dict:
     start, start_key = 0, None
     if req.get("NextToken") is not None:
         start, start_key = decode_token(req["NextToken"], len(plan.requests))
+    post = None
+    if plan.post is not None:
+        try:
+            post = items.bind_condition(plan.post, items.placeholders(plan.post))
+        except ValidationException as error:
+            raise _unprefixed(error) from None
     remaining = req.get("Limit")
     found: list[dict] = []
     consumed: list[dict] = []
@@ -87,7 +93,7 @@ def _read(engine: Engine, plan: ReadPlan, req: dict, mode: str) -> dict:
         if mode != "NONE":
             request["ReturnConsumedCapacity"] = mode
         out = _call(handler, engine, request)
-        found.extend(_shape(item, plan.shape) for item in out["Items"])
+        found.extend(_shape(item, plan.shape) for item in out["Items"] if post is None or post.evaluate(item))
         if "ConsumedCapacity" in out:
             consumed.append(out["ConsumedCapacity"])
         if out.get("LastEvaluatedKey"):
@@ -362,10 +368,12 @@ def _call(handler: Any, engine: Engine, request: dict) -> dict:
     try:
         return handler(engine, request)
     except ValidationException as error:
-        message = _EXPRESSION_PREFIX.sub("", error.message)
-        if message != error.message:
-            raise ValidationException(message) from None
-        raise
+        raise _unprefixed(error) from None
+
+
+def _unprefixed(error: ValidationException) -> ValidationException:
+    message = _EXPRESSION_PREFIX.sub("", error.message)
+    return error if message == error.message else ValidationException(message)
 
 
 def _merge_capacity(capacities: list[dict]) -> list[dict]:

@@ -8,6 +8,7 @@ ConditionExpression carries the rest of the WHERE clause, and EXISTS (in transac
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -19,6 +20,7 @@ from .conditions import (
     Placeholders,
     StatementError,
     conjuncts,
+    references,
     statement_kind,
 )
 from .parser import (
@@ -58,6 +60,7 @@ PARAMETER_COUNT = "Number of parameters in request and statement don't match."
 TABLE_NAME = (
     "Table name should be within the length [3, 255] and only contain 'a-z', 'A-Z', '0-9', '-', '_', '.'."
 )
+_NAME = re.compile(r"[a-zA-Z0-9_.-]{3,255}")
 EXISTS_ONLY_IN_TRANSACTIONS = "EXISTS can only be used in ExecuteTransaction write requests."
 
 
@@ -84,6 +87,8 @@ class ReadPlan:
     requests: list[dict]
     #: (result name, attribute, steps) per projected path; None for SELECT *
     shape: list[tuple[str, str, list]] | None = None
+    #: conditions on key attributes a Query cannot filter on: a ConditionExpression for the items it returns
+    post: dict | None = None
 
 
 @dataclass
@@ -156,12 +161,12 @@ def _path_text(name: str, steps: list) -> str:
 
 
 class _Translator(Expressions):
+    """Planning of one statement against the tables' key schemas."""
+
     def __init__(self, parameters: list, tables: Tables, context: str) -> None:
         super().__init__(parameters)
         self.tables = tables
         self.context = context
-
-    # -- values
 
     # -- keys
 
@@ -244,7 +249,9 @@ class _Translator(Expressions):
             return self.delete(node)
         raise AssertionError(node)
 
-    def table(self, name: str, select: bool = False) -> Any:
+    def table(self, name: str, select: bool = False, index: str | None = None) -> Any:
+        if select and index is not None and not _NAME.fullmatch(index):
+            raise StatementError(TABLE_NAME)
         try:
             return self.tables.get(name)
         except ResourceNotFoundException:
@@ -286,7 +293,7 @@ class _Translator(Expressions):
         return shape
 
     def select(self, node: Select) -> ReadPlan:
-        table = self.table(node.table, select=True)
+        table = self.table(node.table, select=True, index=node.index)
         index = table.index(node.index) if node.index is not None else None
         keys = index.keys if index is not None else table.keys
         shape = self.projection(node)
@@ -345,9 +352,18 @@ class _Translator(Expressions):
         ranged = [p for p in rest if keys.range_name is not None and self.range_condition(p, keys.range_name)]
         key_part = ranged if len(ranged) == 1 else []
         rest = [p for p in rest if p not in key_part]
+        # a Query's FilterExpression may not name key attributes: those conditions are checked afterwards
+        after = [p for p in rest if references(p) & set(keys.names)]
+        rest = [p for p in rest if p not in after]
+        post = None
+        if after:
+            self.ph = Placeholders()
+            post = self.ph.into({"ConditionExpression": self.join(after)})
+            if roots:  # the condition needs what it reads, whatever the statement selects
+                roots += sorted(set().union(*map(references, after)) - set(roots))
         unique = {encode_key(v): v for v in hash_values}  # type: ignore[union-attr]
         ordered = [unique[k] for k in sorted(unique, reverse=partitions_descending)]
-        return ReadPlan("Query", [request(v, key_part, rest) for v in ordered], shape)
+        return ReadPlan("Query", [request(v, key_part, rest) for v in ordered], shape, post)
 
     def range_condition(self, node: Node, name: str) -> bool:
         def is_key(n: Node) -> bool:
@@ -415,7 +431,7 @@ class _Translator(Expressions):
     def single_select(self, node: Select) -> GetPlan:
         """A batch's or transaction's SELECT: exactly one item by its full primary key."""
         transaction = self.context == "transaction"
-        table = self.table(node.table, select=True)
+        table = self.table(node.table, select=True, index=node.index)
         if node.index is not None:
             if transaction:
                 raise StatementError("Reads on indices are not supported within transactions.")
