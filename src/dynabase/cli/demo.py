@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .. import connect
 
 TABLE = "demo-orders"
 
@@ -19,6 +18,8 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .. import connect
+
     client = connect(args.db)
     if TABLE in client.list_tables()["TableNames"]:
         client.delete_table(TableName=TABLE)

@@ -5,14 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import demo, serve
+from . import demo, serve, transfer
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dynabase", description="DynamoDB-compatible embedded database tools.")
+    parser = argparse.ArgumentParser(
+        prog="dynabase", description="DynamoDB-compatible embedded database tools."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     demo.register(commands)
     serve.register(commands)
+    transfer.register(commands)
     return parser
 
 

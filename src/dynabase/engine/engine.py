@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import DynamoDBError, InternalFailure, UnknownOperationException
-from . import batch, extras, items, legacy, partiql, query, streams, transactions, ttl
+from . import batch, extras, items, legacy, query, streams, transactions, ttl
 from .catalog import Catalog
 from .schema import Table
 from .storage import Storage
@@ -15,6 +15,18 @@ from .storage import Storage
 log = logging.getLogger("dynabase.engine")
 
 Handler = Callable[["Engine", dict], dict]
+
+
+def _partiql(name: str) -> Handler:
+    """A PartiQL handler, imported on first use (the parser is a large import few programs need)."""
+
+    def handler(engine: Engine, request: dict) -> dict:
+        from . import partiql
+
+        return getattr(partiql, name)(engine, request)
+
+    return handler
+
 
 _LEGACY_OPERATIONS = {"PutItem", "GetItem", "UpdateItem", "DeleteItem", "Query", "Scan"}
 
@@ -56,9 +68,9 @@ class Engine:
             "TransactGetItems": transactions.transact_get_items,
             "UpdateTimeToLive": ttl.update_time_to_live,
             "DescribeTimeToLive": ttl.describe_time_to_live,
-            "ExecuteStatement": partiql.execute_statement,
-            "BatchExecuteStatement": partiql.batch_execute_statement,
-            "ExecuteTransaction": partiql.execute_transaction,
+            "ExecuteStatement": _partiql("execute_statement"),
+            "BatchExecuteStatement": _partiql("batch_execute_statement"),
+            "ExecuteTransaction": _partiql("execute_transaction"),
             "TagResource": extras.tag_resource,
             "UntagResource": extras.untag_resource,
             "ListTagsOfResource": extras.list_tags_of_resource,

@@ -194,6 +194,9 @@ def serve(options: Any) -> int:
             file=err,
         )
         return 1
+    except Exception as error:  # the database cannot be opened (bad path, not a database, locked, ...)
+        print(f"dynabase serve: cannot open the database {options.db!r}: {error}", file=err)
+        return 1
 
     signals_seen: list[int] = []
 
