@@ -7,6 +7,7 @@ become :class:`decimal.Decimal` only where arithmetic or comparison needs them.
 
 from __future__ import annotations
 
+import re
 from decimal import Context, Decimal, InvalidOperation
 from typing import Any
 
@@ -30,20 +31,27 @@ MAX_NUMBER_DIGITS = 38
 # -- numbers -------------------------------------------------------------------------------------------------
 
 
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+#: integers already in DynamoDB's normal form (no sign, leading zero, or more than 38 digits)
+_PLAIN_INTEGER = re.compile(r"-?[1-9]\d{0,37}")
+
+
 def parse_number(text: Any) -> Decimal:
     """A DynamoDB number as a Decimal, validated for precision and range."""
-    if not isinstance(text, str):
-        raise ValidationException("A value provided cannot be converted into a number")
-    stripped = text
-    if not stripped or stripped.strip() != stripped or any(c in stripped for c in "_nNiI"):
+    if type(text) is not str or _NUMBER.fullmatch(text) is None:
         raise ValidationException("A value provided cannot be converted into a number")
     try:
-        value = Decimal(stripped)
-    except InvalidOperation:
-        raise ValidationException("A value provided cannot be converted into a number")
-    if not value.is_finite():
+        value = Decimal(text)
+    except InvalidOperation:  # pragma: no cover - the pattern admits only valid decimals
         raise ValidationException("A value provided cannot be converted into a number")
     return check_number(value)
+
+
+def normalize_number(text: Any) -> str:
+    """A number's text in DynamoDB's normal form, validated."""
+    if type(text) is str and _PLAIN_INTEGER.fullmatch(text) is not None:
+        return text  # the common case: already normal, within precision and range
+    return format_number(parse_number(text))
 
 
 def check_number(value: Decimal) -> Decimal:
@@ -73,10 +81,6 @@ def format_number(value: Decimal) -> str:
     return format(value, "f")
 
 
-def normalize_number(text: Any) -> str:
-    return format_number(parse_number(text))
-
-
 def to_decimal(text: str) -> Decimal:
     """A stored (already valid) number string as a Decimal."""
     return Decimal(text)
@@ -97,7 +101,7 @@ def validate_value(value: Any, normalize: bool = True, depth: int = 0) -> Attrib
     DynamoDB (as DynamoDB Local shows) normalises the numbers of top-level attributes (``1.50`` becomes ``1.5``)
     but stores numbers nested in maps and lists as they were written: ``normalize`` is true at the top level.
     """
-    if not isinstance(value, dict) or not value:
+    if type(value) is not dict or not value:
         raise ValidationException(
             "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
         )
@@ -107,12 +111,14 @@ def validate_value(value: Any, normalize: bool = True, depth: int = 0) -> Attrib
         )
     ((kind, inner),) = value.items()
     if kind == "S":
-        if not isinstance(inner, str):
+        if type(inner) is not str:
             raise ValidationException("Invalid type for S: expected a string")
         return value
     if kind == "N":
-        number = parse_number(inner)
-        return {"N": format_number(number) if normalize else inner}
+        if normalize:
+            return {"N": normalize_number(inner)}
+        parse_number(inner)
+        return value
     if kind == "B":
         return {"B": to_bytes(inner)}
     if kind == "BOOL":
@@ -147,7 +153,9 @@ def _validate_set(kind: str, inner: Any, normalize: bool) -> list:
         raise ValidationException(f"Invalid type for {kind}: expected a list")
     if not inner:
         if kind == "BS":
-            raise ValidationException("One or more parameter values were invalid: Binary sets should not be empty")
+            raise ValidationException(
+                "One or more parameter values were invalid: Binary sets should not be empty"
+            )
         raise ValidationException(
             f"One or more parameter values were invalid: An {_SET_NAMES[kind]} set  may not be empty"
         )
@@ -179,9 +187,12 @@ def validate_item(item: Any, normalize: bool = True, depth: int = 0) -> Item:
         raise ValidationException("Invalid type for item: expected a map")
     out = {}
     for name, value in item.items():
-        if not isinstance(name, str) or name == "":
+        if type(name) is not str or not name:
             raise ValidationException("Empty attribute name")
-        out[name] = validate_value(value, normalize, depth)
+        if type(value) is dict and len(value) == 1 and type(value.get("S")) is str:
+            out[name] = value  # the most common attribute, checked inline
+        else:
+            out[name] = validate_value(value, normalize, depth)
     return out
 
 
@@ -202,6 +213,11 @@ def to_bytes(value: Any) -> bytes:
 def number_size(text: str) -> int:
     """Bytes DynamoDB counts for a number: one per base-100 digit pair (aligned on the decimal point),
     one more, and one more again for a negative number."""
+    if _PLAIN_INTEGER.fullmatch(text) is not None:
+        magnitude = text.lstrip("-")
+        significant = magnitude.rstrip("0")
+        length = len(significant) + (len(magnitude) - len(significant)) % 2
+        return (length + 1) // 2 + 1 + (text[0] == "-")
     number = Decimal(text)
     if number.is_zero():
         return 1
@@ -214,7 +230,7 @@ def value_size(value: AttributeValue) -> int:
     """Bytes DynamoDB counts for an AttributeValue."""
     ((kind, inner),) = value.items()
     if kind == "S":
-        return len(inner.encode("utf-8"))
+        return len(inner) if inner.isascii() else len(inner.encode("utf-8"))
     if kind == "N":
         return number_size(inner)
     if kind == "B":
@@ -234,7 +250,15 @@ def value_size(value: AttributeValue) -> int:
 
 def item_size(item: Item) -> int:
     """Bytes DynamoDB counts for an item: attribute names plus values."""
-    return sum(len(k.encode("utf-8")) + value_size(v) for k, v in item.items())
+    size = 0
+    for name, value in item.items():
+        size += len(name) if name.isascii() else len(name.encode("utf-8"))
+        text = value.get("S")
+        if text is not None:
+            size += len(text) if text.isascii() else len(text.encode("utf-8"))
+        else:
+            size += value_size(value)
+    return size
 
 
 # -- key ordering --------------------------------------------------------------------------------------------

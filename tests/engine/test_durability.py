@@ -212,3 +212,36 @@ def test_sigkill_during_transactions_leaves_no_partial_transaction_or_orphan_str
     sequence = [int(r["dynamodb"]["SequenceNumber"]) for r in records]
     assert sequence == sorted(sequence) and len(set(sequence)) == len(sequence)
     client.close()
+
+
+def test_a_connection_with_a_cached_table_follows_changes_made_by_another(tmp_path):
+    path = str(tmp_path / "stale.db")
+    _create(path)
+    first, second = dynabase.connect(path), dynabase.connect(path)
+    first.put_item(TableName=TABLE, Item={"pk": {"S": "a"}, "g": {"S": "x"}})  # first now caches the table
+    second.update_table(
+        TableName=TABLE,
+        AttributeDefinitions=[{"AttributeName": "g", "AttributeType": "S"}],
+        GlobalSecondaryIndexUpdates=[
+            {
+                "Create": {
+                    "IndexName": "by-g",
+                    "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                    "Projection": {"ProjectionType": "ALL"},
+                }
+            }
+        ],
+    )
+    first.put_item(TableName=TABLE, Item={"pk": {"S": "b"}, "g": {"S": "x"}})  # must maintain the new index
+    found = second.query(
+        TableName=TABLE,
+        IndexName="by-g",
+        KeyConditionExpression="g = :g",
+        ExpressionAttributeValues={":g": {"S": "x"}},
+    )
+    assert sorted(i["pk"]["S"] for i in found["Items"]) == ["a", "b"]
+    second.delete_table(TableName=TABLE)
+    with pytest.raises(first.exceptions.ResourceNotFoundException):
+        first.put_item(TableName=TABLE, Item={"pk": {"S": "c"}})
+    first.close()
+    second.close()

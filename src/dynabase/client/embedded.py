@@ -138,9 +138,9 @@ class EmbeddedClient:
         return response
 
     def _validate(self, operation: str, params: dict, full: bool = False) -> None:
-        shape = self.meta.service_model.operation_model(operation).input_shape
-        if not full and operation in _HOT and _fast_check(shape, params):
+        if not full and operation in _HOT and _fast_check(_top_level_types(self._service, operation), params):
             return
+        shape = self.meta.service_model.operation_model(operation).input_shape
         report = self._validator.validate(params, shape)
         if report.has_errors():
             raise ParamValidationError(report=report.generate_report())
@@ -184,19 +184,28 @@ class EmbeddedStreamsClient(EmbeddedClient):
         return list(self.engine.stream_operations)
 
 
-def _fast_check(shape: Any, params: dict) -> bool:
+@cache
+def _top_level_types(service: str, operation: str) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """An operation's top-level parameters with their Python types, and the required ones."""
+    shape = service_model(service).operation_model(operation).input_shape
+    types = {}
+    for name, member in shape.members.items():
+        expected = _PY_TYPES.get(member.type_name, object)
+        types[name] = int if member.type_name in ("integer", "long") else expected
+    return types, tuple(shape.required_members)
+
+
+def _fast_check(spec: tuple[dict[str, Any], tuple[str, ...]], params: dict) -> bool:
     """True when the top-level parameters are known, present when required and of the right Python types."""
-    members = shape.members
+    types, required = spec
     for name, value in params.items():
-        member = members.get(name)
-        if member is None:
+        expected = types.get(name)
+        if expected is None or not isinstance(value, expected) or (expected is int and type(value) is bool):
             return False
-        expected = _PY_TYPES.get(member.type_name)
-        if expected is not None and not isinstance(value, expected):
+    for name in required:
+        if name not in params:
             return False
-        if member.type_name in ("integer", "long") and isinstance(value, bool):
-            return False
-    return all(name in params for name in shape.required_members)
+    return True
 
 
 def _parse_timestamps(value: Any, key: str = "") -> Any:

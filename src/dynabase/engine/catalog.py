@@ -29,6 +29,10 @@ MAX_PROJECTED = 20  # DynamoDB Local's limit (the service allows 100)
 _EPOCH_THROUGHPUT = {"LastIncreaseDateTime": 0.0, "LastDecreaseDateTime": 0.0, "NumberOfDecreasesToday": 0}
 
 
+class CatalogChanged(Exception):
+    """The cached catalog is stale: another connection changed it. The engine reloads it and retries."""
+
+
 class Catalog:
     """Tables by name, cached per connection and reloaded when another connection changes the catalog."""
 
@@ -41,12 +45,12 @@ class Catalog:
 
     # -- lookups -------------------------------------------------------------------------------------------
 
-    def get(self, name: Any) -> Table:
+    def get(self, name: Any, *, fresh: bool = True) -> Table:
+        """A table by name. ``fresh=False`` trusts the cache without asking SQLite whether another connection
+        changed the catalog: the caller then checks ``table.version`` itself (see ``items.read_row``)."""
         check_table_name(name)
-        version = self.storage.catalog_version()
-        if version != self._version:
-            self._tables.clear()
-            self._version = version
+        if fresh or self._version < 0:
+            self.refresh()
         table = self._tables.get(name)
         if table is None:
             row = self.storage.conn.execute(
@@ -55,8 +59,20 @@ class Catalog:
             if row is None:
                 raise ResourceNotFoundException("Cannot do operations on a non-existent table")
             table = table_from_description(row[0], json.loads(row[1]))
+            table.version = self._version
             self._tables[name] = table
         return table
+
+    def refresh(self) -> None:
+        """Drop cached tables when another connection (or process) changed the catalog."""
+        version = self.storage.catalog_version()
+        if version != self._version:
+            self._tables.clear()
+            self._version = version
+
+    def forget(self) -> None:
+        self._tables.clear()
+        self._version = -1
 
     def names(self) -> list[str]:
         rows = self.storage.conn.execute("SELECT name FROM dynabase_tables").fetchall()

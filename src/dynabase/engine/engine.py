@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import DynamoDBError, InternalFailure, UnknownOperationException
 from . import batch, extras, items, legacy, query, streams, transactions, ttl
-from .catalog import Catalog
+from .catalog import Catalog, CatalogChanged
 from .schema import Table
 from .storage import Storage
 
@@ -106,7 +106,11 @@ class Engine:
                         for name, spec in request["RequestItems"].items()
                     },
                 }
-            return handler(self, request)
+            try:
+                return handler(self, request)
+            except CatalogChanged:  # another connection changed a table under this request: reload, run again
+                self.catalog.forget()
+                return handler(self, request)
         except DynamoDBError:
             raise
         except RecursionError:

@@ -72,6 +72,8 @@ class Table:
     attribute_types: dict[str, str]
     description: dict[str, Any]
     indexes: dict[str, Index] = field(default_factory=dict)
+    #: the catalog version this description was read at (``PRAGMA user_version``)
+    version: int = -1
 
     @property
     def sql(self) -> str:

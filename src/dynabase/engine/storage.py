@@ -86,6 +86,9 @@ class Storage:
         self.conn = sqlite3.connect(
             path, timeout=timeout, isolation_level=None, check_same_thread=False, cached_statements=512
         )
+        #: an in-memory database has no other connection, so its catalog cannot change behind our back
+        self.private = path == ":memory:"
+        self._version = 0
         self.conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
         if path != ":memory:" and not path.startswith("file::memory:"):
             self.conn.execute("PRAGMA journal_mode = WAL")
@@ -97,20 +100,9 @@ class Storage:
 
     # Transactions: writes take the database's write lock up front (BEGIN IMMEDIATE), so a read-check-write
     # sequence (conditions, updates) is atomic across threads and processes.
-    @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        with self.lock:
-            conn = self.conn
-            if conn.in_transaction:
-                yield conn
-                return
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+    def write(self) -> _WriteTransaction:
+        """``with storage.write() as conn:`` -- one write transaction (nested uses join the outer one)."""
+        return _WriteTransaction(self)
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
@@ -127,12 +119,48 @@ class Storage:
                 conn.execute("COMMIT")
 
     def catalog_version(self) -> int:
+        if self.private:
+            return self._version
         return self.conn.execute("PRAGMA user_version").fetchone()[0]
 
     def bump_catalog_version(self) -> None:
         """Call inside a write transaction that changed the catalog."""
-        self.conn.execute(f"PRAGMA user_version = {self.catalog_version() + 1}")
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0] + 1
+        self.conn.execute(f"PRAGMA user_version = {version}")
+        self._version = version
 
     def close(self) -> None:
         with self.lock:
             self.conn.close()
+
+
+class _WriteTransaction:
+    """The context manager behind :meth:`Storage.write` (a class: cheaper than a generator on the hot path)."""
+
+    __slots__ = ("storage", "outer")
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        self.outer = False
+
+    def __enter__(self) -> sqlite3.Connection:
+        storage = self.storage
+        storage.lock.acquire()
+        conn = storage.conn
+        if conn.in_transaction:
+            self.outer = True
+            return conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            storage.lock.release()
+            raise
+        return conn
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
+        storage = self.storage
+        try:
+            if not self.outer:
+                storage.conn.execute("ROLLBACK" if kind is not None else "COMMIT")
+        finally:
+            storage.lock.release()
