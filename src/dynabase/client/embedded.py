@@ -202,10 +202,7 @@ def _fast_check(spec: tuple[dict[str, Any], tuple[str, ...]], params: dict) -> b
         expected = types.get(name)
         if expected is None or not isinstance(value, expected) or (expected is int and type(value) is bool):
             return False
-    for name in required:
-        if name not in params:
-            return False
-    return True
+    return all(name in params for name in required)
 
 
 def _parse_timestamps(value: Any, key: str = "") -> Any:
