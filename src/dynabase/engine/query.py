@@ -130,10 +130,13 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
     count = scanned = 0
     total_size = 0
     last: dict | None = None
-    with engine.storage.read() as conn:
-        cursor = conn.execute(sql, args)
+    # one SELECT statement reads one consistent snapshot (SQLite holds its read transaction until the statement
+    # is done), so no explicit transaction is needed around the page
+    with engine.storage.lock:
+        cursor = engine.storage.conn.execute(sql, args)
+        fetch = min(limit, _FETCH) if limit is not None else _FETCH
         while True:
-            rows = cursor.fetchmany(_FETCH)
+            rows = cursor.fetchmany(fetch)
             if not rows:
                 break
             stop = False

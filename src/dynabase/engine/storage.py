@@ -57,7 +57,6 @@ def _decode_binary(obj: dict) -> dict:
 
 _dumps_plain = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _dumps_binary = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_encode_default).encode
-_loads = json.loads
 
 
 def dump_item(item: dict) -> tuple[str, int]:
@@ -68,10 +67,13 @@ def dump_item(item: dict) -> tuple[str, int]:
         return _dumps_binary(item), 1
 
 
+_scan = json.JSONDecoder().scan_once  # our own compact JSON: no surrounding whitespace to skip
+
+
 def load_item(text: str, binary: int) -> dict:
     if binary:
         return json.loads(text, object_hook=_decode_binary)
-    return _loads(text)
+    return _scan(text, 0)[0]
 
 
 # -- the connection ------------------------------------------------------------------------------------------
