@@ -1,0 +1,278 @@
+"""Cost of the entity layer (dynabase.model) over the raw client calls it makes, and of its decoder.
+
+1. Decoding a 1,000-item page (12 attributes per item: strings, numbers, a map, a list, a boolean):
+   ``dynabase.model.codec.Decoder`` against boto3's ``TypeDeserializer`` (the usual way to unmarshall).
+   Goal: >= 3x cheaper.
+2. ``Model.get`` / ``Model.find`` (25 items, and a 1,000-item page) / ``Model.create`` / ``Model.update``
+   against the raw client call each one makes (the very request, captured with ``execute=False``), on the
+   embedded engine in memory.  Goal: the entity layer adds <= 30% over the raw call.
+
+    python bench/entity_bench.py [--quick] [--json FILE] [--profile OP]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import json
+import os
+import pstats
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
+
+import dynabase  # noqa: E402
+from dynabase.model import Table  # noqa: E402
+from dynabase.model.codec import Decoder  # noqa: E402
+
+SCHEMA = {
+    "format": "onetable:1.1.0",
+    "version": "0.0.1",
+    "indexes": {"primary": {"hash": "pk", "sort": "sk"}},
+    "models": {
+        "Reading": {
+            "pk": {"type": "string", "value": "device#${deviceId}"},
+            "sk": {"type": "string", "value": "reading#${seq:8}"},
+            "deviceId": {"type": "string", "required": True},
+            "seq": {"type": "number", "required": True},
+            "kind": {"type": "string", "enum": ["temp", "humidity", "pressure"]},
+            "value": {"type": "number"},
+            "unit": {"type": "string"},
+            "ok": {"type": "boolean"},
+            "location": {"type": "object"},
+            "tags": {"type": "array"},
+            "note": {"type": "string"},
+        }
+    },
+    "params": {"isoDates": False, "timestamps": False},
+}
+
+
+def reading(device: str, seq: int) -> dict[str, Any]:
+    return {
+        "deviceId": device,
+        "seq": seq,
+        "kind": "temp",
+        "value": 20 + seq % 7 + 0.25,
+        "unit": "C",
+        "ok": seq % 3 != 0,
+        "location": {"site": "north", "rack": seq % 12, "slot": "a"},
+        "tags": ["sensor", f"s{seq % 5}"],
+        "note": "steady reading from the north rack",
+    }
+
+
+def compare(fns: list[Callable[[], Any]], seconds: float, rounds: int = 7) -> list[float]:
+    """Best seconds per call of each function, timed in alternation (so load on the machine hits all alike)."""
+    counts = []
+    for fn in fns:
+        fn()
+        start = time.perf_counter()
+        n = 0
+        while time.perf_counter() - start < seconds / 10:
+            fn()
+            n += 1
+        counts.append(max(3, int(seconds / 3 / ((time.perf_counter() - start) / max(n, 1)))))
+    best = [float("inf")] * len(fns)
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            gc.collect()
+            gc.disable()  # as the timeit module does: collector pauses are noise here
+            try:
+                start = time.perf_counter()
+                for _ in range(counts[i]):
+                    fn()
+                best[i] = min(best[i], (time.perf_counter() - start) / counts[i])
+            finally:
+                gc.enable()
+    return best
+
+
+def timeit(fn: Callable[[], Any], seconds: float) -> float:
+    """Best seconds per call over 5 repeats sized to last ~``seconds`` each (GC off while timing, as timeit)."""
+    fn()
+    start = time.perf_counter()
+    n = 0
+    while time.perf_counter() - start < seconds / 5:
+        fn()
+        n += 1
+    per = (time.perf_counter() - start) / max(n, 1)
+    count = max(3, int(seconds / per))
+    results = []
+    for _ in range(5):
+        gc.collect()
+        gc.disable()  # as the timeit module does: collector pauses are noise here
+        try:
+            start = time.perf_counter()
+            for _ in range(count):
+                fn()
+            results.append((time.perf_counter() - start) / count)
+        finally:
+            gc.enable()
+    return min(results)
+
+
+def bench_decoder(seconds: float) -> dict[str, Any]:
+    from boto3.dynamodb.types import TypeDeserializer
+
+    client = dynabase.connect(":memory:")
+    table = Table("bench", client, SCHEMA)
+    table.create_table()
+    model = table.model("Reading")
+    batch: dict[str, Any] = {}
+    for seq in range(1000):
+        model.create(reading("d1", seq), batch=batch)
+    table.batch_write(batch)
+    page = client.query(
+        TableName="bench",
+        KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": "device#d1"}},
+    )["Items"]
+    assert len(page) == 1000
+    deserializer = TypeDeserializer()
+
+    def boto3_decode() -> Any:
+        deserialize = deserializer.deserialize
+        return [{k: deserialize(v) for k, v in item.items()} for item in page]
+
+    ours = Decoder("auto")
+    decimal = Decoder("decimal")
+    assert decimal.decode_items(page) == boto3_decode()
+    t_boto3, t_ours, t_decimal = compare(
+        [boto3_decode, lambda: ours.decode_items(page), lambda: decimal.decode_items(page)], seconds
+    )
+    client.close()
+    return {
+        "boto3_TypeDeserializer_ms": t_boto3 * 1e3,
+        "decoder_auto_ms": t_ours * 1e3,
+        "decoder_decimal_ms": t_decimal * 1e3,
+        "speedup_auto": t_boto3 / t_ours,
+        "speedup_decimal": t_boto3 / t_decimal,
+    }
+
+
+def bench_model(seconds: float) -> dict[str, Any]:
+    client = dynabase.connect(":memory:")
+    table = Table("bench", client, SCHEMA)
+    table.create_table()
+    model = table.model("Reading")
+    batch: dict[str, Any] = {}
+    for seq in range(1000):
+        model.create(reading("big", seq), batch=batch)
+    for seq in range(25):
+        model.create(reading("small", seq), batch=batch)
+    table.batch_write(batch)
+    out: dict[str, Any] = {}
+    from boto3.dynamodb.types import TypeDeserializer
+
+    deserialize = TypeDeserializer().deserialize
+
+    def unmarshall(response: dict[str, Any]) -> Any:
+        if "Item" in response:
+            return {k: deserialize(v) for k, v in response["Item"].items()}
+        return [{k: deserialize(v) for k, v in item.items()} for item in response.get("Items", [])]
+
+    def pair(name: str, entity: Callable[[], Any], raw: Callable[[], Any], decoded: bool = False) -> None:
+        fns = [raw, entity]
+        if decoded:
+            fns.append(lambda: unmarshall(raw()))
+        times = compare(fns, seconds)
+        out[name] = {
+            "raw_us": times[0] * 1e6,
+            "entity_us": times[1] * 1e6,
+            "overhead_pct": (times[1] / times[0] - 1) * 100,
+        }
+        if decoded:
+            out[name]["raw_boto3_unmarshall_us"] = times[2] * 1e6
+            out[name]["vs_raw_unmarshall_pct"] = (times[1] / times[2] - 1) * 100
+
+    key = {"deviceId": "small", "seq": 7}
+    get_cmd = model.get(key, execute=False)
+    pair("get", lambda: model.get(key), lambda: client.get_item(**get_cmd), True)
+
+    find_cmd = model.find({"deviceId": "small"}, execute=False)
+    pair("find_25", lambda: model.find({"deviceId": "small"}), lambda: client.query(**find_cmd), True)
+
+    big_cmd = model.find({"deviceId": "big"}, execute=False)
+    assert len(client.query(**big_cmd)["Items"]) == 1000
+    pair("find_1000", lambda: model.find({"deviceId": "big"}), lambda: client.query(**big_cmd), True)
+
+    counter = iter(range(10**9))
+    raw_counter = iter(range(10**9))
+
+    def raw_put() -> None:
+        cmd = put_cmds[next(raw_counter)]
+        client.put_item(**cmd)
+
+    put_cmds = [
+        model.create(reading("raw", n), execute=False) for n in range(200_000 if seconds >= 1 else 60_000)
+    ]
+    pair("create", lambda: model.create(reading("made", next(counter))), raw_put)
+
+    upd_props = {"deviceId": "small", "seq": 3, "value": 99, "note": "changed"}
+    upd_cmd = model.update(upd_props, execute=False)
+    pair("update", lambda: model.update(upd_props), lambda: client.update_item(**upd_cmd))
+    client.close()
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="shorter repeats (~0.3 s)")
+    parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument(
+        "--profile", choices=["get", "find", "create", "update"], help="cProfile one operation"
+    )
+    args = parser.parse_args()
+    seconds = 0.3 if args.quick else 1.0
+
+    if args.profile:
+        client = dynabase.connect(":memory:")
+        table = Table("bench", client, SCHEMA)
+        table.create_table()
+        model = table.model("Reading")
+        for seq in range(25):
+            model.create(reading("small", seq))
+        calls = {
+            "get": lambda: model.get({"deviceId": "small", "seq": 7}),
+            "find": lambda: model.find({"deviceId": "small"}),
+            "create": lambda: model.create(reading("p", time.perf_counter_ns())),
+            "update": lambda: model.update({"deviceId": "small", "seq": 3, "value": 1}),
+        }
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(2000):
+            calls[args.profile]()
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
+        return
+
+    results = {"decoder": bench_decoder(seconds), "model": bench_model(seconds)}
+    d = results["decoder"]
+    print("Decoding a 1,000-item page (12 attributes each)")
+    print(f"  boto3 TypeDeserializer   {d['boto3_TypeDeserializer_ms']:8.2f} ms")
+    print(f"  Decoder('auto')          {d['decoder_auto_ms']:8.2f} ms   {d['speedup_auto']:.1f}x faster")
+    print(
+        f"  Decoder('decimal')       {d['decoder_decimal_ms']:8.2f} ms   {d['speedup_decimal']:.1f}x faster"
+    )
+    print()
+    print("Entity layer vs the raw client call it makes (embedded engine, :memory:)")
+    print(
+        f"  {'operation':<12}{'raw':>12}{'entity':>12}{'overhead':>11}{'raw+boto3 unmarshall':>24}{'entity vs it':>14}"
+    )
+    for name, row in results["model"].items():
+        line = f"  {name:<12}{row['raw_us']:>10.1f}us{row['entity_us']:>10.1f}us{row['overhead_pct']:>10.1f}%"
+        if "raw_boto3_unmarshall_us" in row:
+            line += f"{row['raw_boto3_unmarshall_us']:>22.1f}us{row['vs_raw_unmarshall_pct']:>13.1f}%"
+        print(line)
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(results, handle, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""Python values <-> DynamoDB AttributeValues, written for speed.
+
+Decoding (AttributeValue -> Python):
+
+* ``S`` -> ``str``, ``BOOL`` -> ``bool``, ``NULL`` -> ``None``, ``B`` -> ``bytes``, ``M`` -> ``dict``,
+  ``L`` -> ``list``, ``SS``/``NS``/``BS`` -> ``set``.
+* ``N`` -> by the ``numbers`` mode: ``"auto"`` (the default) gives ``int`` for integral numbers and
+  ``decimal.Decimal`` otherwise (exact, like boto3, but integers stay ints); ``"decimal"`` gives ``Decimal``
+  always (boto3's behaviour); ``"float"`` gives ``int`` for integral numbers and ``float`` otherwise.
+
+Encoding (Python -> AttributeValue) accepts ``str``, ``bool``, ``int``, ``float``, ``Decimal``, ``None``,
+``bytes``/``bytearray``/``memoryview``, ``dict``, ``list``/``tuple`` and ``set``/``frozenset`` (of strings,
+numbers or bytes).  Dates must have been turned into strings or numbers before (the model layer does that).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+AttributeValue = dict[str, Any]
+NUMBER_MODES = ("auto", "decimal", "float")
+
+
+# -- decoding -------------------------------------------------------------------------------------------------
+
+
+def _int_or_decimal(text: str) -> int | Decimal:
+    # DynamoDB returns numbers normalised: an integer has no '.', no exponent
+    if "." in text or "e" in text or "E" in text:
+        return Decimal(text)
+    return int(text)
+
+
+def _int_or_float(text: str) -> int | float:
+    if "." in text or "e" in text or "E" in text:
+        return float(text)
+    return int(text)
+
+
+class Decoder:
+    """A direct AttributeValue -> Python decoder (several times cheaper than boto3's TypeDeserializer)."""
+
+    __slots__ = ("number", "decode", "decode_item", "decode_items")
+
+    def __init__(self, numbers: str = "auto") -> None:
+        if numbers not in NUMBER_MODES:
+            raise ValueError(f"numbers must be one of {NUMBER_MODES}, not {numbers!r}")
+        number: Callable[[str], Any] = {"auto": _int_or_decimal, "decimal": Decimal, "float": _int_or_float}[
+            numbers
+        ]
+        self.number = number
+
+        def decode(av: AttributeValue) -> Any:
+            # membership tests beat iterating the one-key dict; strings (the commonest) first
+            if "S" in av:
+                return av["S"]
+            if "N" in av:
+                return number(av["N"])
+            if "M" in av:
+                return {k: (v["S"] if "S" in v else decode(v)) for k, v in av["M"].items()}
+            if "L" in av:
+                return [(v["S"] if "S" in v else decode(v)) for v in av["L"]]
+            if "BOOL" in av:
+                return av["BOOL"]
+            if "NULL" in av:
+                return None
+            if "B" in av:
+                value = av["B"]
+                return value if isinstance(value, bytes) else bytes(value)
+            if "SS" in av:
+                return set(av["SS"])
+            if "NS" in av:
+                return {number(v) for v in av["NS"]}
+            if "BS" in av:
+                return {bytes(v) for v in av["BS"]}
+            if not av:
+                raise ValueError("empty AttributeValue")
+            raise ValueError(f"unknown AttributeValue type {next(iter(av))!r}")
+
+        def decode_item(item: dict[str, AttributeValue]) -> dict[str, Any]:
+            return {name: (av["S"] if "S" in av else decode(av)) for name, av in item.items()}
+
+        def decode_items(items: list[dict[str, AttributeValue]]) -> list[dict[str, Any]]:
+            return [
+                {name: (av["S"] if "S" in av else decode(av)) for name, av in item.items()} for item in items
+            ]
+
+        self.decode = decode
+        self.decode_item = decode_item
+        self.decode_items = decode_items
+
+
+# -- encoding -------------------------------------------------------------------------------------------------
+
+
+def _number_text(value: int | float | Decimal) -> str:
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            raise ValueError(f"cannot store the number {value!r} in DynamoDB")
+        if value.is_integer() and abs(value) < 1e21:
+            return str(int(value))
+        return repr(value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise ValueError(f"cannot store the number {value!r} in DynamoDB")
+        return str(value)
+    return str(value)
+
+
+def encode(value: Any) -> AttributeValue:
+    """One Python value as an AttributeValue."""
+    kind = type(value)
+    if kind is str:
+        return {"S": value}
+    if kind is bool:
+        return {"BOOL": value}
+    if kind is int or kind is float or kind is Decimal:
+        return {"N": _number_text(value)}
+    if value is None:
+        return {"NULL": True}
+    if kind is dict:
+        return {"M": {str(k): encode(v) for k, v in value.items()}}
+    if kind is list or kind is tuple:
+        return {"L": [encode(v) for v in value]}
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"B": bytes(value)}
+    if isinstance(value, (set, frozenset)):
+        return _encode_set(value)
+    if isinstance(value, str):
+        return {"S": str(value)}
+    if isinstance(value, bool):
+        return {"BOOL": bool(value)}
+    if isinstance(value, (int, float, Decimal)):
+        return {"N": _number_text(value)}
+    if isinstance(value, dict):
+        return {"M": {str(k): encode(v) for k, v in value.items()}}
+    if isinstance(value, (list, tuple)):
+        return {"L": [encode(v) for v in value]}
+    raise TypeError(f"cannot store a {kind.__name__} in DynamoDB: {value!r}")
+
+
+def _encode_set(value: set | frozenset) -> AttributeValue:
+    if not value:
+        raise ValueError("DynamoDB cannot store an empty set")
+    if all(isinstance(v, str) for v in value):
+        return {"SS": sorted(value)}
+    if all(isinstance(v, (int, float, Decimal)) and not isinstance(v, bool) for v in value):
+        return {"NS": [_number_text(v) for v in value]}
+    if all(isinstance(v, (bytes, bytearray, memoryview)) for v in value):
+        return {"BS": [bytes(v) for v in value]}
+    raise TypeError(f"a set must hold only strings, only numbers or only bytes: {value!r}")
+
+
+def encode_item(item: dict[str, Any]) -> dict[str, AttributeValue]:
+    """A dict of Python values as a DynamoDB item (or key / ExpressionAttributeValues map)."""
+    return {name: encode(value) for name, value in item.items()}
+
+
+__all__ = ["Decoder", "NUMBER_MODES", "encode", "encode_item"]
