@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import demo, serve, transfer
+from . import demo, schema_tools, serve, transfer
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -16,6 +16,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.register(commands)
     serve.register(commands)
     transfer.register(commands)
+    schema_tools.register(commands)
     return parser
 
 

@@ -193,25 +193,21 @@ def run_import(args: argparse.Namespace) -> int:
             progress=not args.quiet,
         )
         if summary.already_complete:
-            print(
+            line = (
                 f"nothing to do: {summary.path} was already imported into {summary.table} "
                 f"(checkpoint {summary.checkpoint}; delete it to import again)"
             )
         else:
             created = f"created table {summary.table}; " if summary.created else ""
             resumed = " (resumed)" if summary.resumed else ""
-            print(
+            line = (
                 f"{created}imported {summary.imported:,} of {summary.lines:,} lines into {summary.table} "
                 f"from {summary.path}{resumed} in {summary.seconds:.1f}s"
             )
         if summary.rejected:
-            message = (
-                f"{summary.rejected:,} line{'s were' if summary.rejected != 1 else ' was'} rejected: "
-                f"see {summary.rejects}"
-            )
-            print(message)
-            print(f"dynabase import: {message}", file=sys.stderr)
-            return EXIT_REJECTS
-        return EXIT_OK
+            plural = "lines were" if summary.rejected != 1 else "line was"
+            line += f"; {summary.rejected:,} {plural} REJECTED: see {summary.rejects}"
+        print(line)
+        return EXIT_REJECTS if summary.rejected else EXIT_OK
 
     return _guarded("import", args, work)
