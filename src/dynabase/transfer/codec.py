@@ -1,0 +1,150 @@
+"""DynamoDB JSON, as DynamoDB's S3 export writes it: ``{"Item": {"pk": {"S": "a"}, "b": {"B": "<base64>"}}}``.
+
+boto3's low-level AttributeValues hold binaries as ``bytes``; in DynamoDB JSON they are base64 strings. Numbers
+stay strings both ways. :func:`decode_item` checks the shape strictly and names the offending attribute path.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+
+AttributeValue = dict[str, Any]
+Item = dict[str, AttributeValue]
+
+TYPES = ("S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS")
+
+
+class InvalidItem(ValueError):
+    """A line that is not a valid DynamoDB JSON item; the message names the attribute path."""
+
+
+# -- encoding (export) ---------------------------------------------------------------------------------------
+
+
+def _b64(value: Any) -> str:
+    if isinstance(value, str):  # already base64 (some clients hand binaries through as text)
+        return value
+    return base64.b64encode(bytes(value)).decode("ascii")
+
+
+def encode_value(value: AttributeValue) -> Any:
+    (kind, inner), *_ = value.items()
+    if kind == "B":
+        return {"B": _b64(inner)}
+    if kind == "BS":
+        return {"BS": [_b64(v) for v in inner]}
+    if kind == "M":
+        return {"M": {k: encode_value(v) for k, v in inner.items()}}
+    if kind == "L":
+        return {"L": [encode_value(v) for v in inner]}
+    return {kind: inner}
+
+
+def encode_item(item: Item) -> dict[str, Any]:
+    return {name: encode_value(value) for name, value in item.items()}
+
+
+def item_line(item: Item) -> str:
+    """One export line (no newline): ``{"Item":{...}}``, compact, UTF-8 text."""
+    return json.dumps({"Item": encode_item(item)}, ensure_ascii=False, separators=(",", ":"))
+
+
+# -- decoding (import) ---------------------------------------------------------------------------------------
+
+
+def _unb64(text: Any, path: str) -> bytes:
+    if not isinstance(text, str):
+        raise InvalidItem(f"{path}: binary value must be a base64 string, got {type(text).__name__}")
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidItem(f"{path}: invalid base64 in binary value")
+
+
+def _string_list(inner: Any, kind: str, path: str) -> list[str]:
+    if not isinstance(inner, list):
+        raise InvalidItem(f"{path}: {kind} must be a list, got {type(inner).__name__}")
+    if not inner:
+        raise InvalidItem(f"{path}: {kind} must not be empty (DynamoDB has no empty sets)")
+    for i, v in enumerate(inner):
+        if not isinstance(v, str):
+            raise InvalidItem(f"{path}[{i}]: {kind} elements must be strings, got {type(v).__name__}")
+    return inner
+
+
+def decode_value(value: Any, path: str) -> AttributeValue:
+    if not isinstance(value, dict):
+        raise InvalidItem(f'{path}: an AttributeValue must be an object like {{"S": "text"}}')
+    if len(value) != 1:
+        found = ", ".join(sorted(value)) or "none"
+        raise InvalidItem(f"{path}: an AttributeValue must have exactly one type key (found: {found})")
+    (kind, inner), *_ = value.items()
+    if kind == "S":
+        if not isinstance(inner, str):
+            raise InvalidItem(f"{path}: S must be a string, got {type(inner).__name__}")
+        return {"S": inner}
+    if kind == "N":
+        if not isinstance(inner, str):
+            raise InvalidItem(f'{path}: N must be a number in a string ("12.5"), got {type(inner).__name__}')
+        return {"N": inner}
+    if kind == "B":
+        return {"B": _unb64(inner, path)}
+    if kind == "BOOL":
+        if not isinstance(inner, bool):
+            raise InvalidItem(f"{path}: BOOL must be true or false, got {type(inner).__name__}")
+        return {"BOOL": inner}
+    if kind == "NULL":
+        if inner is not True:
+            raise InvalidItem(f"{path}: NULL must be true")
+        return {"NULL": True}
+    if kind in ("SS", "NS"):
+        return {kind: list(_string_list(inner, kind, path))}
+    if kind == "BS":
+        texts = _string_list(inner, "BS", path)
+        return {"BS": [_unb64(t, f"{path}[{i}]") for i, t in enumerate(texts)]}
+    if kind == "M":
+        if not isinstance(inner, dict):
+            raise InvalidItem(f"{path}: M must be an object, got {type(inner).__name__}")
+        return {"M": {k: decode_value(v, f"{path}.{k}") for k, v in inner.items()}}
+    if kind == "L":
+        if not isinstance(inner, list):
+            raise InvalidItem(f"{path}: L must be a list, got {type(inner).__name__}")
+        return {"L": [decode_value(v, f"{path}[{i}]") for i, v in enumerate(inner)]}
+    raise InvalidItem(f"{path}: unknown AttributeValue type {kind!r} (expected one of {', '.join(TYPES)})")
+
+
+def decode_item(document: Any) -> Item:
+    """The item of one parsed line: ``{"Item": {...}}`` (DynamoDB's export) or a bare ``{...}`` item."""
+    if not isinstance(document, dict):
+        raise InvalidItem(f"a line must hold a JSON object, got {type(document).__name__}")
+    if set(document) == {"Item"}:
+        document = document["Item"]
+        if not isinstance(document, dict):
+            raise InvalidItem("Item must be an object of attributes")
+    if not document:
+        raise InvalidItem("the item has no attributes")
+    try:
+        return {name: decode_value(value, name) for name, value in document.items()}
+    except InvalidItem as error:
+        raise InvalidItem(f"attribute {error}")
+
+
+def parse_line(raw: bytes) -> Item:
+    """Decode one input line (bytes, newline included or not) into a boto3-shaped item."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InvalidItem(f"not UTF-8 text ({error.reason} at byte {error.start + 1})")
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InvalidItem(f"invalid JSON: {error.msg} (column {error.colno})")
+    except RecursionError:
+        raise InvalidItem("invalid JSON: nested too deeply")
+    try:
+        return decode_item(document)
+    except RecursionError:
+        raise InvalidItem("item nested too deeply")

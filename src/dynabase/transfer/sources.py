@@ -1,0 +1,135 @@
+"""Import inputs: a JSON lines file (plain or gzip'd) or an S3 export directory, read line by line with
+positions (file, line number, byte offset) so an import can checkpoint and resume exactly."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from . import s3format
+from .errors import TransferError
+from .exporter import table_file_for_jsonl
+from .tabledef import TABLE_FILE
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+@dataclass
+class DataFile:
+    path: Path
+    #: how the file is named in messages and the rejects file
+    display: str
+    compressed: bool
+    size: int
+    #: items the manifest says the file holds (S3 exports)
+    expected_items: int | None = None
+
+
+@dataclass
+class Source:
+    kind: str  # "jsonl" or "s3"
+    path: Path
+    files: list[DataFile]
+    table_file: Path | None
+    #: table name from the export summary's tableArn (S3 exports), a fallback when there's no table.json
+    table_hint: str | None = None
+
+    @property
+    def total_items(self) -> int | None:
+        counts = [f.expected_items for f in self.files]
+        return None if any(c is None for c in counts) else sum(counts)  # type: ignore[misc]
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(f.size for f in self.files)
+
+
+def _is_gzip(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(2) == GZIP_MAGIC
+    except OSError as error:
+        raise TransferError(f"cannot read {path}: {error.strerror or error}")
+
+
+def _data_file(path: Path, display: str, expected: int | None = None) -> DataFile:
+    try:
+        size = path.stat().st_size
+    except OSError as error:
+        raise TransferError(f"cannot read {path}: {error.strerror or error}")
+    return DataFile(path, display, _is_gzip(path), size, expected)
+
+
+def open_source(path: str | os.PathLike[str]) -> Source:
+    """Detect the input's kind: a directory (or its manifest-summary.json) is an S3 export, a file JSON lines."""
+    given = Path(path)
+    if not given.exists():
+        raise TransferError(f"input {given} does not exist")
+    if given.is_file() and given.name == s3format.SUMMARY:
+        given = given.parent
+    if given.is_dir():
+        root = s3format.find_export_dir(given)
+        if root is None:
+            raise TransferError(
+                f"{given} is a directory but not a DynamoDB S3 export (no {s3format.SUMMARY} in it or under "
+                "AWSDynamoDB/<ExportId>/)"
+            )
+        summary = s3format.read_summary(root)
+        files = [
+            _data_file(entry.path, str(entry.path.relative_to(given)), entry.item_count)
+            for entry in s3format.read_manifest_files(root)
+        ]
+        table_file = next((p for p in (root / TABLE_FILE, given / TABLE_FILE) if p.is_file()), None)
+        arn = summary.get("tableArn") or ""
+        hint = arn.rsplit("table/", 1)[1].split("/")[0] if "table/" in arn else None
+        return Source("s3", given, files, table_file, hint or None)
+    if not os.access(given, os.R_OK):
+        raise TransferError(f"cannot read {given}: permission denied")
+    beside = table_file_for_jsonl(given)
+    table_file = next((p for p in (beside, given.with_name(TABLE_FILE)) if p.is_file()), None)
+    return Source("jsonl", given, [_data_file(given, given.name)], table_file)
+
+
+def read_lines(
+    data_file: DataFile, start_line: int = 0, start_offset: int = 0
+) -> Iterator[tuple[int, int, bytes]]:
+    """``(line number, offset after the line, raw line)`` from just after ``start_line``/``start_offset``.
+
+    Offsets count bytes of the (decompressed) text. A plain file seeks straight to ``start_offset``; a gzip'd
+    one is decompressed from the start and the first ``start_line`` lines skipped unparsed.
+    """
+    handle: IO[bytes]
+    try:
+        opener: Any = gzip.open if data_file.compressed else open
+        handle = opener(data_file.path, "rb")  # closed in finally
+    except OSError as error:
+        raise TransferError(f"cannot read {data_file.display}: {error.strerror or error}")
+    line, offset = 0, 0
+    try:
+        if data_file.compressed:
+            while line < start_line:
+                raw = handle.readline()
+                if not raw:
+                    break
+                line += 1
+                offset += len(raw)
+        elif start_offset:
+            handle.seek(start_offset)
+            line, offset = start_line, start_offset
+        while True:
+            raw = handle.readline()
+            if not raw:
+                return
+            line += 1
+            offset += len(raw)
+            yield line, offset, raw
+    except (OSError, EOFError, zlib.error) as error:
+        detail: Any = getattr(error, "strerror", None) or error
+        raise TransferError(f"{data_file.display}: read failed after line {line}: {detail}")
+    finally:
+        handle.close()
