@@ -268,3 +268,19 @@ def test_stream_records(table):
     parsed = table.stream(records)
     assert parsed == {"User": [{"type": "INSERT", "new": {"email": "s@s", "role": "user"}}]}
     assert User.name == "User"
+
+
+def test_table_accepts_a_schema_path(tmp_path):
+    import pathlib
+
+    import dynabase
+    from dynabase.model import Table
+
+    path = pathlib.Path(tmp_path) / "schema.json"
+    path.write_text(
+        '{"format": "onetable:1.1.0", "version": "0.0.1", "indexes": {"primary": {"hash": "pk", "sort": "sk"}},'
+        ' "models": {"Thing": {"pk": {"type": "string", "value": "thing#${id}"},'
+        ' "sk": {"type": "string", "value": "thing#"}, "id": {"type": "string", "required": true}}}}'
+    )
+    table = Table("things", dynabase.connect(":memory:"), path)
+    assert "Thing" in table.list_models()

@@ -9,6 +9,7 @@ here so that requests do not redo it.
 from __future__ import annotations
 
 import copy
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -229,6 +230,8 @@ def load(schema: Any, *, crypto: Mapping[str, Any] | None = None) -> SchemaSpec:
     if isinstance(schema, SchemaSpec):
         return schema
     source = schema
+    if isinstance(schema, os.PathLike):
+        schema = os.fspath(schema)
     if isinstance(schema, (str, bytes)) or isinstance(schema, Mapping) and not hasattr(schema, "models"):
         loader = _schema_loader()
         if loader is not None:
