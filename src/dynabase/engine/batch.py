@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationException
@@ -15,16 +16,37 @@ if TYPE_CHECKING:
 MAX_BATCH_WRITE = 25
 MAX_BATCH_GET = 100
 MAX_BATCH_GET_BYTES = 16 * 1024 * 1024
+#: what Local bills a batch delete of an item that does not exist (a DeleteItem of one costs 1 unit)
+MISSING_DELETE_UNITS = 2.0
+_DUPLICATES = "Provided list of item keys contains duplicates"
+_NO_REQUESTS = {
+    "BatchGetItem": "BatchGetItem must have some requests set",
+    "BatchWriteItem": "BatchWriteItem cannot have a null or no requests set",
+}
+_ONE_ACTION = (  # Local's answer to a WriteRequest with both or neither of PutRequest and DeleteRequest
+    "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"
+)
 
 
 def _request_items(req: dict, operation: str) -> dict:
     items = req.get("RequestItems")
     if not isinstance(items, dict) or not items:
-        raise ValidationException(
-            "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy constraint: "
-            "Member must have length greater than or equal to 1"
-        )
+        raise ValidationException(_NO_REQUESTS[operation])
     return items
+
+
+# -- BatchWriteItem ------------------------------------------------------------------------------------------
+
+
+def _planned_write(table: Any, write: Any) -> tuple[Row, dict | None, int]:
+    """Validate one WriteRequest: where it writes, the item to put (None for a delete) and its size."""
+    if not isinstance(write, dict) or len(write) != 1 or not {"PutRequest", "DeleteRequest"} >= write.keys():
+        raise ValidationException(_ONE_ACTION)
+    if "PutRequest" in write:
+        item, size = checked_item(table, (write["PutRequest"] or {}).get("Item"))
+        return Row(table, item, what="item"), item, size
+    key = validate_item((write["DeleteRequest"] or {}).get("Key") or {})
+    return Row(table, key), None, 0
 
 
 def batch_write_item(engine: Engine, req: dict) -> dict:
@@ -42,25 +64,9 @@ def batch_write_item(engine: Engine, req: dict) -> dict:
             )
         seen = set()
         for write in writes:
-            if not isinstance(write, dict) or len(write) != 1:
-                raise ValidationException(
-                    "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"
-                    if isinstance(write, dict) and len(write) > 1
-                    else "1 validation error detected: WriteRequest must contain exactly one of PutRequest or DeleteRequest"
-                )
-            if "PutRequest" in write:
-                item, size = checked_item(table, (write["PutRequest"] or {}).get("Item"))
-                row = Row(table, item, what="item")
-            elif "DeleteRequest" in write:
-                key = validate_item((write["DeleteRequest"] or {}).get("Key") or {})
-                row = Row(table, key)
-                item, size = None, 0
-            else:
-                raise ValidationException(
-                    "WriteRequest must contain exactly one of PutRequest or DeleteRequest"
-                )
+            row, item, size = _planned_write(table, write)
             if (row.pk, row.sk) in seen:
-                raise ValidationException("Provided list of item keys contains duplicates")
+                raise ValidationException(_DUPLICATES)
             seen.add((row.pk, row.sk))
             plan.append((table, row, item, size))
     consumed: dict[str, Consumed] = {}
@@ -69,11 +75,34 @@ def batch_write_item(engine: Engine, req: dict) -> dict:
             old, old_size = read_row(conn, table, row)
             write_row(engine, conn, table, row, old, item, size)
             if mode != "NONE":
-                consumed.setdefault(table.name, Consumed(table)).add_write(old, item, old_size, size)
+                bill = consumed.setdefault(table.name, Consumed(table))
+                if old is None and item is None:
+                    bill.table_units += MISSING_DELETE_UNITS
+                else:
+                    bill.add_write(old, item, old_size, size)
     out: dict[str, Any] = {"UnprocessedItems": {}}
     if mode != "NONE":
         out["ConsumedCapacity"] = [c.response(mode) for c in consumed.values()]
     return out
+
+
+# -- BatchGetItem --------------------------------------------------------------------------------------------
+
+
+def _spelling(key: dict) -> str:
+    """A key as written: Local compares BatchGetItem keys by spelling (``1`` and ``1.0`` are two keys)."""
+    return json.dumps(key, sort_keys=True, default=repr)
+
+
+def _planned_rows(table: Any, keys: list) -> list[tuple[dict, Row]]:
+    rows, seen = [], set()
+    for key in keys:
+        written = validate_item(key, normalize=False)
+        if _spelling(written) in seen:
+            raise ValidationException(_DUPLICATES)
+        seen.add(_spelling(written))
+        rows.append((key, Row(table, written)))
+    return rows
 
 
 def batch_get_item(engine: Engine, req: dict) -> dict:
@@ -94,14 +123,7 @@ def batch_get_item(engine: Engine, req: dict) -> dict:
         ph = placeholders(spec)
         projection = bind_projection(spec, ph)
         ph.check_unused()
-        rows, seen = [], set()
-        for key in keys:
-            row = Row(table, validate_item(key))
-            if (row.pk, row.sk) in seen:
-                raise ValidationException("Provided list of item keys contains duplicates")
-            seen.add((row.pk, row.sk))
-            rows.append((key, row))
-        plans.append((table, spec, projection, rows))
+        plans.append((table, spec, projection, _planned_rows(table, keys)))
     responses: dict[str, list] = {}
     unprocessed: dict[str, dict] = {}
     consumed: list[dict] = []
@@ -111,11 +133,11 @@ def batch_get_item(engine: Engine, req: dict) -> dict:
             found = responses.setdefault(table.name, [])
             units = 0.0
             for position, (_key, row) in enumerate(rows):
-                if returned >= MAX_BATCH_GET_BYTES:
+                item, size = read_row(conn, table, row)
+                if returned + size > MAX_BATCH_GET_BYTES:  # the response is full: the rest is for a retry
                     left = {k: v for k, v in spec.items() if k != "Keys"}
                     unprocessed[table.name] = {**left, "Keys": [k for k, _ in rows[position:]]}
                     break
-                item, size = read_row(conn, table, row)
                 units += read_units(size, bool(spec.get("ConsistentRead")))
                 if item is not None:
                     returned += size

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from ..errors import (
@@ -26,6 +27,7 @@ _BAD_NAME = (
 MAX_GSI = 20
 MAX_LSI = 5
 MAX_PROJECTED = 20  # DynamoDB Local's limit (the service allows 100)
+_MILLISECOND = timedelta(milliseconds=1)
 _EPOCH_THROUGHPUT = {"LastIncreaseDateTime": 0.0, "LastDecreaseDateTime": 0.0, "NumberOfDecreasesToday": 0}
 
 
@@ -573,6 +575,24 @@ def _index_description(
     return out
 
 
+_LABEL_FORMAT = "%Y-%m-%dT%H:%M:%S.%f"
+_label_lock = threading.Lock()
+_last_label = ""
+
+
+def _stream_label() -> str:
+    """A new stream's label: the time to the millisecond, later than every label given before, so that a stream
+    re-enabled (or a table re-created) within the same millisecond still gets a stream of its own."""
+    global _last_label
+    with _label_lock:
+        now = datetime.now(timezone.utc)
+        if _last_label:
+            last = datetime.strptime(_last_label, _LABEL_FORMAT).replace(tzinfo=timezone.utc)
+            now = max(now, last + _MILLISECOND)
+        _last_label = now.strftime(_LABEL_FORMAT)[:-3]
+        return _last_label
+
+
 def _apply_stream_spec(desc: dict, spec: Any, table_arn: str, creating: bool) -> None:
     if spec is None:
         return
@@ -590,7 +610,7 @@ def _apply_stream_spec(desc: dict, spec: Any, table_arn: str, creating: bool) ->
             )
         if current:
             raise ValidationException("Table already has an enabled stream")
-        label = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3]
+        label = _stream_label()
         desc["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": view}
         desc["LatestStreamLabel"] = label
         desc["LatestStreamArn"] = f"{table_arn}/stream/{label}"

@@ -28,9 +28,6 @@ def _partiql(name: str) -> Handler:
     return handler
 
 
-_LEGACY_OPERATIONS = {"PutItem", "GetItem", "UpdateItem", "DeleteItem", "Query", "Scan"}
-
-
 class Engine:
     """DynamoDB's low-level API, in process. ``call("PutItem", {...})`` takes and returns wire-shaped dicts.
 
@@ -96,21 +93,11 @@ class Engine:
         if handler is None:
             raise UnknownOperationException("An unknown operation was requested.")
         try:
-            if operation in _LEGACY_OPERATIONS:
-                request = legacy.translate(request)
-            elif operation == "BatchGetItem" and isinstance(request.get("RequestItems"), dict):
-                request = {
-                    **request,
-                    "RequestItems": {
-                        name: legacy.translate(spec) if isinstance(spec, dict) else spec
-                        for name, spec in request["RequestItems"].items()
-                    },
-                }
             try:
-                return handler(self, request)
+                return self._run(operation, handler, request)
             except CatalogChanged:  # another connection changed a table under this request: reload, run again
                 self.catalog.forget()
-                return handler(self, request)
+                return self._run(operation, handler, request)
         except DynamoDBError:
             raise
         except RecursionError:
@@ -122,6 +109,11 @@ class Engine:
             raise InternalFailure(
                 "The request processing has failed because of an unknown error, exception or failure."
             )
+
+    def _run(self, operation: str, handler: Handler, request: dict[str, Any]) -> dict[str, Any]:
+        if operation in legacy.OPERATIONS:  # legacy parameters are checked, then run as expressions
+            return legacy.call(self, operation, request, handler)
+        return handler(self, request)
 
     def after_write(
         self, conn: Any, table: Table, old: dict | None, new: dict | None, identity: dict | None = None

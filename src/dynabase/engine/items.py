@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConditionalCheckFailedException, ValidationException
-from ..expressions import Placeholders, compile_condition, compile_projection, compile_update
-from ..types import MAX_ITEM_SIZE, item_size, validate_item
+from ..expressions import (
+    BoundUpdate,
+    Placeholders,
+    Update,
+    ast,
+    compile_condition,
+    compile_projection,
+    compile_update,
+)
+from ..types import MAX_ITEM_SIZE, item_size, validate_item, value_size
 from .capacity import Consumed, check_mode, read_units
+from .catalog import CatalogChanged
 from .schema import Table
 from .storage import dump_item, load_item, partition_hash
 
@@ -15,7 +26,7 @@ if TYPE_CHECKING:
     from .engine import Engine
 
 _ITEM_TOO_BIG = "Item size has exceeded the maximum allowed size"
-_ITEM_TOO_BIG_UPDATE = "Item size to update has exceeded the maximum allowed size"
+ITEM_TOO_BIG_UPDATE = "Item size to update has exceeded the maximum allowed size"
 
 
 # -- request helpers -----------------------------------------------------------------------------------------
@@ -53,6 +64,17 @@ def bind_condition(req: dict, ph: Placeholders, field: str = "ConditionExpressio
     if text is None:
         return None
     return compile_condition(text, field).bind(ph)
+
+
+def bind_update(req: dict, ph: Placeholders) -> BoundUpdate | None:
+    """The request's UpdateExpression bound to its placeholders, within Local's limit on an update's size."""
+    text = req.get("UpdateExpression")
+    if text is None:
+        return None
+    update = compile_update(text)
+    bound = update.bind(ph)
+    check_update_size(update, bound, ph)
+    return bound
 
 
 def bind_projection(req: dict, ph: Placeholders):
@@ -100,12 +122,22 @@ class Row:
 
 
 def read_row(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
-    found = conn.execute(
-        f"SELECT item, bin, size FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?", (row.h, row.pk, row.sk)
-    ).fetchone()
-    if found is None:
+    """The stored item and its size, checking in the same statement that the cached table is still current."""
+    try:
+        version, text, binary, size = conn.execute(
+            f"SELECT v.user_version, t.item, t.bin, t.size FROM pragma_user_version AS v LEFT JOIN {table.sql} AS t "
+            "ON t.h = ? AND t.pk = ? AND t.sk = ?",
+            (row.h, row.pk, row.sk),
+        ).fetchone()
+    except sqlite3.OperationalError as error:
+        if "no such table" in str(error):
+            raise CatalogChanged from None
+        raise
+    if version != table.version:
+        raise CatalogChanged
+    if text is None:
         return None, 0
-    return load_item(found[0], found[1]), found[2]
+    return load_item(text, binary), size
 
 
 def write_row(
@@ -147,26 +179,68 @@ def write_row(
     engine.after_write(conn, table, old, new, identity)
 
 
-def checked_item(table: Table, item: Any, updating: bool = False) -> tuple[dict, int]:
-    """Validate a whole item to be stored: attribute values, keys, index keys and the 400 KB limit."""
+def sized_item(item: Any, updating: bool = False) -> tuple[dict, int]:
+    """Validate an item's attribute values and the 400 KB limit (checks that need no table); return it and its size."""
     if item is None:
         raise ValidationException(
             "1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null"
         )
     if not updating:  # an update's result is built from the stored item and validated placeholder values
         item = validate_item(item)
-    table.check_index_keys(item, updating)
     size = item_size(item)
     if size > MAX_ITEM_SIZE:
-        raise ValidationException(_ITEM_TOO_BIG_UPDATE if updating else _ITEM_TOO_BIG)
+        raise ValidationException(ITEM_TOO_BIG_UPDATE if updating else _ITEM_TOO_BIG)
     return item, size
+
+
+def checked_item(table: Table, item: Any, updating: bool = False) -> tuple[dict, int]:
+    """Validate a whole item to be stored: attribute values, the 400 KB limit, then index keys (Local's order)."""
+    item, size = sized_item(item, updating)
+    table.check_index_keys(item, updating)
+    return item, size
+
+
+def check_not_key(table: Table, names: Iterable[str]) -> None:
+    """An update may not touch a key attribute."""
+    for name in names:
+        if name in table.keys.names:
+            raise ValidationException(
+                f"One or more parameter values were invalid: Cannot update attribute {name}. "
+                "This attribute is part of the key"
+            )
+
+
+def check_update_size(update: Update, bound: BoundUpdate, ph: Placeholders) -> None:
+    """Local's limit on an update, checked before its condition or the stored item are looked at.
+
+    The attributes the update SETs or ADDs to, each counted with the values written in its action (as often as
+    they are written), must fit in an item.
+    """
+    size = 0
+    for action, (op, path, _) in zip(update.actions, bound.steps, strict=True):
+        if op in ("SET", "ADD"):
+            size += len(path[0].encode("utf-8"))
+            size += sum(value_size(ph.literal(text)) for text in _value_placeholders(action.value))
+    if size > MAX_ITEM_SIZE:
+        raise ValidationException(ITEM_TOO_BIG_UPDATE)
+
+
+def _value_placeholders(node: Any) -> list[str]:
+    """The ``:value`` placeholders an update action's operand uses, once per use."""
+    if isinstance(node, ast.Value):
+        return [node.text]
+    if isinstance(node, ast.Function):
+        return [text for arg in node.args for text in _value_placeholders(arg)]
+    if isinstance(node, ast.Arithmetic):
+        return _value_placeholders(node.left) + _value_placeholders(node.right)
+    return []
 
 
 # -- operations ----------------------------------------------------------------------------------------------
 
 
 def put_item(engine: Engine, req: dict) -> dict:
-    table = engine.catalog.get(req.get("TableName"))
+    table = engine.catalog.get(req.get("TableName"), fresh=False)
     mode = check_mode(req.get("ReturnConsumedCapacity"))
     return_values = check_return_values(req.get("ReturnValues"), ("NONE", "ALL_OLD"))
     on_failure = check_on_failure(req.get("ReturnValuesOnConditionCheckFailure"))
@@ -191,7 +265,7 @@ def put_item(engine: Engine, req: dict) -> dict:
 
 
 def delete_item(engine: Engine, req: dict) -> dict:
-    table = engine.catalog.get(req.get("TableName"))
+    table = engine.catalog.get(req.get("TableName"), fresh=False)
     mode = check_mode(req.get("ReturnConsumedCapacity"))
     return_values = check_return_values(req.get("ReturnValues"), ("NONE", "ALL_OLD"))
     on_failure = check_on_failure(req.get("ReturnValuesOnConditionCheckFailure"))
@@ -213,7 +287,7 @@ def delete_item(engine: Engine, req: dict) -> dict:
 
 
 def update_item(engine: Engine, req: dict) -> dict:
-    table = engine.catalog.get(req.get("TableName"))
+    table = engine.catalog.get(req.get("TableName"), fresh=False)
     mode = check_mode(req.get("ReturnConsumedCapacity"))
     return_values = check_return_values(
         req.get("ReturnValues"), ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
@@ -221,19 +295,12 @@ def update_item(engine: Engine, req: dict) -> dict:
     on_failure = check_on_failure(req.get("ReturnValuesOnConditionCheckFailure"))
     key = validate_item(req.get("Key") or {})
     ph = placeholders(req, ("UpdateExpression", "ConditionExpression"))
-    update = (
-        compile_update(req["UpdateExpression"]).bind(ph) if req.get("UpdateExpression") is not None else None
-    )
+    update = bind_update(req, ph)
     condition = bind_condition(req, ph)
     ph.check_unused()
     row = Row(table, key)
     if update is not None:
-        for name in update.paths:
-            if name in table.keys.names:
-                raise ValidationException(
-                    f"One or more parameter values were invalid: Cannot update attribute {name}. "
-                    "This attribute is part of the key"
-                )
+        check_not_key(table, update.paths)
     with engine.storage.write() as conn:
         old, old_size = read_row(conn, table, row)
         if condition is not None and not condition.evaluate(old or {}):
@@ -256,7 +323,7 @@ def update_item(engine: Engine, req: dict) -> dict:
 
 
 def get_item(engine: Engine, req: dict) -> dict:
-    table = engine.catalog.get(req.get("TableName"))
+    table = engine.catalog.get(req.get("TableName"), fresh=False)
     mode = check_mode(req.get("ReturnConsumedCapacity"))
     key = validate_item(req.get("Key") or {})
     ph = placeholders(req)

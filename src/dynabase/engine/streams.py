@@ -1,8 +1,11 @@
 """DynamoDB Streams: a record for every item change, written in the same SQLite transaction as the change.
 
-Each table with a stream has one shard. Records carry monotonically increasing sequence numbers (SQLite's
-AUTOINCREMENT, never reused) and are kept for 24 hours. The Streams API (ListStreams, DescribeStream,
-GetShardIterator, GetRecords) reads them; :func:`follow` gives in-process consumers an iterator.
+A write that leaves the item as it was (compared by value) writes no record. Records carry monotonically
+increasing sequence numbers (SQLite's AUTOINCREMENT, never reused) and are kept for 24 hours. Each stream has one
+shard, which starts at the sequence number that was next when the stream was enabled and, once the stream is
+disabled or its table deleted, ends at its last record; such streams stay listed and readable. The Streams API
+(ListStreams, DescribeStream, GetShardIterator, GetRecords) reads them; :func:`follow` gives in-process consumers
+an iterator.
 """
 
 from __future__ import annotations
@@ -12,12 +15,12 @@ import json
 import time
 import uuid
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from ..errors import (
     ExpiredIteratorException,
     ResourceNotFoundException,
-    TrimmedDataAccessException,
     ValidationException,
 )
 from ..types import item_size
@@ -51,7 +54,13 @@ CREATE TABLE IF NOT EXISTS dynabase_streams (
 );
 """
 
-SERVICE_IDENTITY = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+#: the ``userIdentity`` of the stream records of TTL deletes (botocore's ``Identity`` shape)
+SERVICE_IDENTITY = {"PrincipalId": "dynamodb.amazonaws.com", "Type": "Service"}
+MAX_STREAMS = 100  # ListStreams' page
+MAX_SHARDS = 100  # DescribeStream's page
+MAX_SEQ_LENGTH = 40
+_MAX_POSITION = 2**63 - 1  # SQLite's largest integer
+_INVALID = "One or more parameter values were invalid: "
 
 
 def install(conn: Any) -> None:
@@ -67,12 +76,15 @@ def shard_id(stream_arn: str) -> str:
     return f"shardId-{int(digest[:12], 16) % 10**20:020d}-{digest[12:20]}"
 
 
+# -- recording -----------------------------------------------------------------------------------------------
+
+
 def record_change(
     conn: Any, engine: Engine, table: Table, old: dict | None, new: dict | None, identity: dict | None = None
 ) -> None:
     """Append the stream record of one item change (nothing when the item did not change)."""
     view = table.stream_view_type
-    if view is None or old == new:
+    if view is None or _unchanged(old, new):
         return
     if old is None:
         event = "INSERT"
@@ -108,23 +120,60 @@ def record_change(
     )
 
 
+def _unchanged(old: dict | None, new: dict | None) -> bool:
+    """Whether a write left the item as it was, comparing values: ``1`` and ``1.0`` are the same number, and a
+    set is the same in any order."""
+    if old is None or new is None:
+        return old is new
+    return old.keys() == new.keys() and all(_canonical(old[k]) == _canonical(new[k]) for k in old)
+
+
+def _canonical(value: dict) -> tuple:
+    """An AttributeValue in a form that compares equal exactly when the values are equal."""
+    ((kind, inner),) = value.items()
+    if kind == "N":
+        return kind, Decimal(inner)
+    if kind == "NS":
+        return kind, frozenset(Decimal(n) for n in inner)
+    if kind in ("SS", "BS"):
+        return kind, frozenset(inner)
+    if kind == "M":
+        return kind, {k: _canonical(v) for k, v in inner.items()}
+    if kind == "L":
+        return kind, [_canonical(v) for v in inner]
+    return kind, inner
+
+
 def on_table_changed(conn: Any, table_name: str, desc: dict) -> None:
-    """Keep the stream registry in step with a table's StreamSpecification (called inside DDL transactions)."""
-    conn.execute("UPDATE dynabase_streams SET enabled = 0 WHERE table_name = ?", (table_name,))
+    """Keep the stream registry in step with a table's StreamSpecification (called inside DDL transactions).
+
+    The table's other streams are closed; a newly enabled stream is registered with its shard's starting
+    sequence number, the next one to be given out (as on DynamoDB Local, whose shards start there even when
+    other streams' records take that number).
+    """
     spec = desc.get("StreamSpecification") or {}
-    if spec.get("StreamEnabled"):
-        arn = desc["LatestStreamArn"]
-        conn.execute(
-            "INSERT OR REPLACE INTO dynabase_streams (stream_arn, table_name, label, description, enabled, created) "
-            "VALUES (?, ?, ?, ?, 1, ?)",
-            (
-                arn,
-                table_name,
-                desc["LatestStreamLabel"],
-                json.dumps({"StreamViewType": spec["StreamViewType"], "KeySchema": desc["KeySchema"]}),
-                time.time(),
-            ),
-        )
+    current = desc["LatestStreamArn"] if spec.get("StreamEnabled") else None
+    conn.execute(
+        "UPDATE dynabase_streams SET enabled = 0 WHERE table_name = ? AND stream_arn IS NOT ?",
+        (table_name, current),
+    )
+    if current is None:
+        return
+    meta = {
+        "StreamViewType": spec["StreamViewType"],
+        "KeySchema": desc["KeySchema"],
+        "start": _next_seq(conn),
+    }
+    conn.execute(
+        "INSERT OR IGNORE INTO dynabase_streams (stream_arn, table_name, label, description, enabled, created) "
+        "VALUES (?, ?, ?, ?, 1, ?)",
+        (current, table_name, desc["LatestStreamLabel"], json.dumps(meta), time.time()),
+    )
+
+
+def _next_seq(conn: Any) -> int:
+    row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'dynabase_stream_records'").fetchone()
+    return (row[0] if row else 0) + 1
 
 
 def trim(conn: Any) -> None:
@@ -141,30 +190,66 @@ def trim(conn: Any) -> None:
 # -- the Streams API -----------------------------------------------------------------------------------------
 
 
-def _stream(engine: Engine, arn: Any) -> tuple:
-    if not isinstance(arn, str):
-        raise ValidationException("Invalid StreamArn")
-    row = engine.storage.conn.execute(
+class _Stream:
+    """A registered stream and its one shard."""
+
+    def __init__(self, conn: Any, row: tuple) -> None:
+        self.arn, self.table_name, self.label, description, enabled, self.created = row
+        self.enabled = bool(enabled)
+        self.meta = json.loads(description)
+        self.first, self.last = conn.execute(
+            "SELECT min(seq), max(seq) FROM dynabase_stream_records WHERE stream_arn = ?", (self.arn,)
+        ).fetchone()
+        # streams registered before their start was stored start at their first record
+        self.start: int = self.meta.get("start") or self.first or 1
+
+    def shard(self) -> dict:
+        numbers = {"StartingSequenceNumber": seq_text(self.start)}
+        if not self.enabled:  # a closed shard ends at its last record (at its start when it has none)
+            numbers["EndingSequenceNumber"] = seq_text(self.last or self.start)
+        return {"ShardId": shard_id(self.arn), "SequenceNumberRange": numbers}
+
+
+def _stream(engine: Engine, arn: Any, missing: str) -> _Stream:
+    conn = engine.storage.conn
+    row = conn.execute(
         "SELECT stream_arn, table_name, label, description, enabled, created FROM dynabase_streams WHERE stream_arn = ?",
-        (arn,),
+        (arn if isinstance(arn, str) else None,),
     ).fetchone()
     if row is None:
-        raise ResourceNotFoundException(f"Requested resource not found: Stream: {arn} not found")
-    return row
+        raise ResourceNotFoundException(missing)
+    return _Stream(conn, row)
+
+
+def _limit(value: Any, maximum: int, too_large: str) -> int:
+    if value is None:
+        return maximum
+    if not isinstance(value, int) or value < 1:
+        raise ValidationException(
+            f"1 validation error detected: Value '{value}' at 'limit' failed to satisfy constraint: Member must "
+            "have value greater than or equal to 1"
+        )
+    if value > maximum:
+        raise ValidationException(_INVALID + too_large)
+    return value
 
 
 def list_streams(engine: Engine, req: dict) -> dict:
+    """The streams of every table, or of one (those of a deleted table stay listed; an unknown table has none)."""
+    limit = _limit(
+        req.get("Limit"), MAX_STREAMS, "Limit cannot be greater than the maximum allowed size: 100"
+    )
     args: tuple = ()
     sql = "SELECT stream_arn, table_name, label FROM dynabase_streams"
     if req.get("TableName") is not None:
-        engine.catalog.get(req["TableName"])
         sql += " WHERE table_name = ?"
         args = (req["TableName"],)
-    rows = engine.storage.conn.execute(sql + " ORDER BY stream_arn", args).fetchall()
+    with engine.storage.lock:
+        rows = engine.storage.conn.execute(sql + " ORDER BY stream_arn", args).fetchall()
     start = req.get("ExclusiveStartStreamArn")
-    if start is not None:
-        rows = [r for r in rows if r[0] > start]
-    limit = req.get("Limit") or 100
+    if start is not None:  # Local answers an unknown start with no streams
+        arns = [arn for arn, _, _ in rows]
+        rows = rows[arns.index(start) + 1 :] if start in arns else []
     out: dict[str, Any] = {
         "Streams": [{"StreamArn": a, "TableName": t, "StreamLabel": lb} for a, t, lb in rows[:limit]]
     }
@@ -174,30 +259,22 @@ def list_streams(engine: Engine, req: dict) -> dict:
 
 
 def describe_stream(engine: Engine, req: dict) -> dict:
-    arn, table_name, label, description, enabled, created = _stream(engine, req.get("StreamArn"))
-    meta = json.loads(description)
-    first = engine.storage.conn.execute(
-        "SELECT min(seq) FROM dynabase_stream_records WHERE stream_arn = ?", (arn,)
-    ).fetchone()[0]
-    shard: dict[str, Any] = {"ShardId": shard_id(arn), "SequenceNumberRange": {}}
-    if first is not None:
-        shard["SequenceNumberRange"]["StartingSequenceNumber"] = seq_text(first)
-    if not enabled:
-        last = engine.storage.conn.execute(
-            "SELECT max(seq) FROM dynabase_stream_records WHERE stream_arn = ?", (arn,)
-        ).fetchone()[0]
-        if last is not None:
-            shard["SequenceNumberRange"]["EndingSequenceNumber"] = seq_text(last)
+    _limit(req.get("Limit"), MAX_SHARDS, "Limit cannot be greater than the maximum: 100")
+    arn = req.get("StreamArn")
+    with engine.storage.lock:
+        stream = _stream(engine, arn, f"Requested resource not found: Stream: {arn} not found")
+    shard = stream.shard()
+    after = req.get("ExclusiveStartShardId")
     return {
         "StreamDescription": {
-            "StreamArn": arn,
-            "StreamLabel": label,
-            "StreamStatus": "ENABLED" if enabled else "DISABLED",
-            "StreamViewType": meta["StreamViewType"],
-            "CreationRequestDateTime": created,
-            "TableName": table_name,
-            "KeySchema": meta["KeySchema"],
-            "Shards": [shard],
+            "StreamArn": stream.arn,
+            "StreamLabel": stream.label,
+            "StreamStatus": "ENABLED" if stream.enabled else "DISABLED",
+            "StreamViewType": stream.meta["StreamViewType"],
+            "CreationRequestDateTime": stream.created,
+            "TableName": stream.table_name,
+            "KeySchema": stream.meta["KeySchema"],
+            "Shards": [shard] if after is None or shard["ShardId"] > after else [],
         }
     }
 
@@ -207,51 +284,64 @@ def _encode_iterator(arn: str, position: int) -> str:
     return f"{arn}|001|{base64.b64encode(payload.encode()).decode()}"
 
 
-def _decode_iterator(engine: Engine, iterator: Any) -> tuple[str, int]:
+def _decode_iterator(engine: Engine, iterator: Any) -> tuple[_Stream, int]:
     try:
         arn, _, payload = iterator.rsplit("|", 2)
         shard, position, issued = base64.b64decode(payload).decode().split("|")
         position, issued = int(position), float(issued)
     except Exception:
         raise ValidationException("Invalid ShardIterator")
-    _stream(engine, arn)
+    stream = _stream(engine, arn, "Stream does not exist")
     if shard != shard_id(arn):
         raise ValidationException("Invalid ShardIterator")
     if time.time() - issued > ITERATOR_SECONDS:
         raise ExpiredIteratorException("Iterator expired. The iterator was created over 15 minutes ago.")
-    return arn, position
+    return stream, position
+
+
+def _sequence_number(seq: Any, stream: _Stream) -> int:
+    """The sequence number of an AT/AFTER_SEQUENCE_NUMBER iterator, checked against the shard."""
+    if not isinstance(seq, str) or not seq:
+        raise ValidationException(_INVALID + "Invalid SequenceNumber")
+    if len(seq) > MAX_SEQ_LENGTH:
+        raise ValidationException(
+            f"1 validation error detected: Value '{seq}' at 'sequenceNumber' failed to satisfy constraint: Member "
+            f"must have length less than or equal to {MAX_SEQ_LENGTH}"
+        )
+    if not seq.isdigit():
+        raise ValidationException(_INVALID + "Invalid SequenceNumber")
+    number = int(seq)
+    if number < stream.start:
+        raise ValidationException("Invalid SequenceNumber for the shard")
+    return number
 
 
 def get_shard_iterator(engine: Engine, req: dict) -> dict:
-    arn = _stream(engine, req.get("StreamArn"))[0]
-    if req.get("ShardId") != shard_id(arn):
-        raise ResourceNotFoundException("Requested resource not found: Shard does not exist")
+    with engine.storage.lock:
+        stream = _stream(engine, req.get("StreamArn"), "Stream does not exist")
+    if req.get("ShardId") != shard_id(stream.arn):
+        raise ResourceNotFoundException("Shard does not exist")
     kind = req.get("ShardIteratorType")
     seq = req.get("SequenceNumber")
-    conn = engine.storage.conn
-    if kind in ("AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER"):
-        if seq is None or not str(seq).isdigit():
-            raise ValidationException("One or more parameter values were invalid: Invalid SequenceNumber")
-        number = int(seq)
-        first = conn.execute(
-            "SELECT min(seq) FROM dynabase_stream_records WHERE stream_arn = ?", (arn,)
-        ).fetchone()[0]
-        if first is not None and number < first:
-            raise TrimmedDataAccessException(
-                "The operation attempted to read past the oldest stream record in a shard."
-            )
-        position = number if kind == "AT_SEQUENCE_NUMBER" else number + 1
-    elif kind == "TRIM_HORIZON":
-        position = 0
-    elif kind == "LATEST":
-        last = conn.execute("SELECT max(seq) FROM dynabase_stream_records").fetchone()[0]
-        position = (last or 0) + 1
+    if kind in ("TRIM_HORIZON", "LATEST"):
+        if seq is not None:
+            raise ValidationException(_INVALID + "SequenceNumber should not be passed for this iterator type")
+        position = 0 if kind == "TRIM_HORIZON" else _latest(engine)
+    elif kind in ("AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER"):
+        position = _sequence_number(seq, stream) + (kind == "AFTER_SEQUENCE_NUMBER")
     else:
         raise ValidationException(
             f"1 validation error detected: Value '{kind}' at 'shardIteratorType' failed to satisfy constraint: "
             "Member must satisfy enum value set: [AFTER_SEQUENCE_NUMBER, AT_SEQUENCE_NUMBER, LATEST, TRIM_HORIZON]"
         )
-    return {"ShardIterator": _encode_iterator(arn, position)}
+    return {"ShardIterator": _encode_iterator(stream.arn, min(position, _MAX_POSITION))}
+
+
+def _latest(engine: Engine) -> int:
+    """The position after every record written so far (new records get higher sequence numbers)."""
+    with engine.storage.lock:
+        last = engine.storage.conn.execute("SELECT max(seq) FROM dynabase_stream_records").fetchone()[0]
+    return (last or 0) + 1
 
 
 def read_records(conn: Any, arn: str, position: int, limit: int) -> list[tuple[int, dict]]:
@@ -283,20 +373,16 @@ def _ordered(record: dict) -> dict:
 
 
 def get_records(engine: Engine, req: dict) -> dict:
-    arn, position = _decode_iterator(engine, req.get("ShardIterator"))
-    limit = req.get("Limit") or MAX_RECORDS
-    if not isinstance(limit, int) or not 1 <= limit <= MAX_RECORDS:
-        raise ValidationException(
-            f"1 validation error detected: Value '{limit}' at 'limit' failed to satisfy constraint: "
-            "Member must have value less than or equal to 1000"
-        )
+    """A page of records; a closed shard read to its end gives no NextShardIterator."""
+    limit = _limit(req.get("Limit"), MAX_RECORDS, "Limit should be less than or equal to 1000")
     with engine.storage.lock:
-        records = read_records(engine.storage.conn, arn, position, limit)
-        enabled = _stream(engine, arn)[4]
+        stream, position = _decode_iterator(engine, req.get("ShardIterator"))
+        records = read_records(engine.storage.conn, stream.arn, position, limit + 1)
+    more = len(records) > limit
+    records = records[:limit]
     out: dict[str, Any] = {"Records": [r for _, r in records]}
-    next_position = records[-1][0] + 1 if records else position
-    if enabled or records:
-        out["NextShardIterator"] = _encode_iterator(arn, next_position)
+    if stream.enabled or more:
+        out["NextShardIterator"] = _encode_iterator(stream.arn, records[-1][0] + 1 if records else position)
     return out
 
 
@@ -311,12 +397,7 @@ def follow(
     arn = table.description.get("LatestStreamArn")
     if not arn or not table.stream_view_type:
         raise ValidationException(f"Table {table_name} has no enabled stream")
-    if from_start:
-        position = 0
-    else:
-        with engine.storage.lock:
-            last = engine.storage.conn.execute("SELECT max(seq) FROM dynabase_stream_records").fetchone()[0]
-        position = (last or 0) + 1
+    position = 0 if from_start else _latest(engine)
     while stop is None or not stop.is_set():
         with engine.storage.lock:
             records = read_records(engine.storage.conn, arn, position, MAX_RECORDS)

@@ -1,4 +1,17 @@
-"""TransactWriteItems and TransactGetItems: all-or-nothing, with cancellation reasons and idempotency tokens."""
+"""TransactWriteItems and TransactGetItems: all-or-nothing, with cancellation reasons and idempotency tokens.
+
+TransactWriteItems checks a request in DynamoDB Local's order:
+
+1. the whole request, action by action: the action's kind, its expressions and placeholders, its attribute
+   values, the size of a Put's item and Local's limit on an update's size -- any problem fails the request;
+2. then action by action against the transaction's own view, in which earlier actions' writes are visible:
+   the table; the key (and a Put's index keys); the condition; an update of a key attribute; the update's
+   result; the one-item rule (an action that failed does not count). A failed condition and the problems in
+   ``_REASONS`` become the action's cancellation reason, an update of a key attribute cancels the transaction
+   with that single reason, and every other problem fails the request at once.
+
+When no action failed, the writes are applied in one SQLite transaction.
+"""
 
 from __future__ import annotations
 
@@ -12,27 +25,45 @@ from ..errors import (
     TransactionCanceledException,
     ValidationException,
 )
-from ..expressions import compile_update
 from ..types import validate_item
 from .capacity import Consumed, check_mode, read_units
 from .items import (
+    ITEM_TOO_BIG_UPDATE,
     Row,
     bind_condition,
     bind_projection,
-    check_on_failure,
+    bind_update,
+    check_not_key,
     checked_item,
     placeholders,
     read_row,
+    sized_item,
     write_row,
 )
 
 if TYPE_CHECKING:
     from .engine import Engine
+    from .schema import Table
 
 MAX_ACTIONS = 100
 MAX_TRANSACTION_BYTES = 4 * 1024 * 1024
+MAX_TOKEN_LENGTH = 36
 TOKEN_SECONDS = 600
+#: what Local bills a transactional delete of a missing item, before the doubling (1 unit in all, not 2)
+MISSING_DELETE_UNITS = 0.5
 _ACTIONS = ("ConditionCheck", "Put", "Delete", "Update")
+_TYPE_MISMATCH = "One or more parameter values were invalid: Type mismatch for key"
+_KEY_COUNT = "The number of conditions on the keys is invalid"
+_MISSING_KEY = "One of the required keys was not given a value"
+#: the problems of a write action that Local reports as its ValidationError cancellation reason
+_REASONS = {
+    _TYPE_MISMATCH,
+    "Hash primary key values must be under 2048 bytes, and range primary key values must be under 1024 bytes",
+    "One or more parameter values were invalid: Type mismatch for Index Key",
+    ITEM_TOO_BIG_UPDATE,
+}
+#: the key problems of a TransactGetItems action that Local answers with a reason-less cancellation
+_GET_CANCELS = {_TYPE_MISMATCH, _KEY_COUNT, _MISSING_KEY}
 TOKENS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS dynabase_tokens (
     token TEXT PRIMARY KEY, digest TEXT NOT NULL, response TEXT NOT NULL, created REAL NOT NULL
@@ -40,25 +71,26 @@ CREATE TABLE IF NOT EXISTS dynabase_tokens (
 """
 
 
-class _Failure(Exception):
+class _Reason(Exception):
+    """An action's cancellation reason."""
+
     def __init__(self, code: str, message: str, item: dict | None = None) -> None:
         self.code, self.message, self.item = code, message, item
 
+    def response(self) -> dict:
+        out: dict[str, Any] = {} if self.item is None else {"Item": self.item}
+        return {**out, "Code": self.code, "Message": self.message}
 
-def _reason(code: str = "None", message: str | None = None, item: dict | None = None) -> dict:
-    out: dict[str, Any] = {}
-    if item is not None:
-        out["Item"] = item
-    out["Code"] = code
-    if message is not None:
-        out["Message"] = message
-    return out
+
+def _canceled(message: str, **extra: Any) -> TransactionCanceledException:
+    """The error, with its modeled ``Message`` member as Local sends it."""
+    return TransactionCanceledException(message, Message=message, **extra)
 
 
 def _cancel(reasons: list[dict]) -> TransactionCanceledException:
     codes = ", ".join(r["Code"] for r in reasons)
     message = f"Transaction cancelled, please refer cancellation reasons for specific reasons [{codes}]"
-    return TransactionCanceledException(message, CancellationReasons=reasons)
+    return _canceled(message, CancellationReasons=reasons)
 
 
 def _check_actions(items: Any) -> list:
@@ -68,155 +100,253 @@ def _check_actions(items: Any) -> list:
             "Member must have length greater than or equal to 1"
         )
     if len(items) > MAX_ACTIONS:
-        raise ValidationException(
-            f"1 validation error detected: Value '[{len(items)} items]' at 'transactItems' failed to satisfy "
-            f"constraint: Member must have length less than or equal to {MAX_ACTIONS}"
-        )
+        raise ValidationException(f"Member must have length less than or equal to {MAX_ACTIONS}")
     return items
 
 
-class _Action:
-    """One prepared TransactWriteItems action."""
+def _check_token(token: Any) -> None:
+    if token is None:
+        return
+    if not isinstance(token, str) or not token:  # Local takes an empty token; the API (and boto3) do not
+        raise ValidationException(
+            f"1 validation error detected: Value '{token}' at 'clientRequestToken' failed to satisfy constraint: "
+            "Member must have length greater than or equal to 1"
+        )
+    if len(token) > MAX_TOKEN_LENGTH:
+        raise ValidationException(
+            f"Value {token} at 'clientRequestToken' failed to satisfy constraint: Member must have length less "
+            f"than or equal to {MAX_TOKEN_LENGTH}"
+        )
 
-    def __init__(self, engine: Engine, kind: str, spec: dict) -> None:
-        self.kind = kind
-        self.table = engine.catalog.get(spec.get("TableName"))
-        self.on_failure = check_on_failure(spec.get("ReturnValuesOnConditionCheckFailure"))
+
+def _kind(spec: Any) -> str:
+    kinds = [k for k in _ACTIONS if isinstance(spec, dict) and k in spec]
+    if not kinds:
+        raise ValidationException(
+            "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request"
+        )
+    if len(kinds) > 1:
+        raise ValidationException("TransactItems can only contain one of Check, Put, Update or Delete")
+    return kinds[0]
+
+
+class _Action:
+    """One TransactWriteItems action: checked on its own first, then evaluated in order by :class:`_Run`."""
+
+    def __init__(self, kind: str, spec: dict) -> None:
+        self.kind, self.spec = kind, spec
+        # Local takes any value here; only ALL_OLD returns the item
+        self.return_old = spec.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
         ph = placeholders(spec)
-        self.update = None
-        if kind == "Update":
-            if spec.get("UpdateExpression") is None:
-                raise ValidationException(
-                    "1 validation error detected: Value null at 'transactItems.member.update.updateExpression' failed to satisfy constraint: Member must not be null"
-                )
-            self.update = compile_update(spec["UpdateExpression"]).bind(ph)
+        if kind == "Update" and spec.get("UpdateExpression") is None:
+            raise ValidationException(
+                "1 validation error detected: Value null at 'transactItems.member.update.updateExpression' "
+                "failed to satisfy constraint: Member must not be null"
+            )
         if kind == "ConditionCheck" and spec.get("ConditionExpression") is None:
             raise ValidationException(
                 "1 validation error detected: Value null at 'transactItems.member.conditionCheck.conditionExpression' "
                 "failed to satisfy constraint: Member must not be null"
             )
+        self.update = bind_update(spec, ph)
         self.condition = bind_condition(spec, ph)
         ph.check_unused()
         self.item: dict | None = None
         self.size = 0
-        self.invalid: str | None = None
-        try:
-            if kind == "Put":
-                self.item, self.size = checked_item(self.table, spec.get("Item"))
-                self.row = Row(self.table, self.item, what="item")
-            else:
-                self.key = validate_item(spec.get("Key") or {})
-                self.row = Row(self.table, self.key)
-        except ValidationException as error:
-            if "Item size" in error.message:
-                raise
-            self.invalid = error.message
-            self.row = None  # type: ignore[assignment]
-        if self.update is not None:
-            for name in self.update.paths:
-                if name in self.table.keys.names:
-                    raise ValidationException(
-                        f"One or more parameter values were invalid: Cannot update attribute {name}. "
-                        "This attribute is part of the key"
-                    )
+        if kind == "Put":
+            self.item, self.size = sized_item(spec.get("Item"))
+        else:
+            self.key = validate_item(spec.get("Key") or {})
+        # set when evaluated
+        self.table: Table
+        self.row: Row
+        self.old: dict | None = None
+        self.old_size = 0
 
-    def evaluate(self, conn: Any) -> None:
-        """Check the action against the current item; remember what to write."""
-        if self.invalid is not None:
-            raise _Failure("ValidationError", self.invalid)
-        self.old, self.old_size = read_row(conn, self.table, self.row)
-        if self.condition is not None and not self.condition.evaluate(self.old or {}):
+    @property
+    def writes(self) -> bool:
+        return self.kind != "ConditionCheck"
+
+    def locate(self, engine: Engine) -> tuple:
+        """Find the action's table and row; its identity for the one-item rule."""
+        self.table = engine.catalog.get(self.spec.get("TableName"))
+        if self.kind == "Put":
+            self.row = Row(self.table, self.item, what="item")
+            self.table.check_index_keys(self.item)
+        else:
+            self.row = Row(self.table, self.key)
+        return (self.table.name, self.row.pk, self.row.sk)
+
+    def check_condition(self, current: dict | None) -> None:
+        if self.condition is not None and not self.condition.evaluate(current or {}):
             message = "The conditional request failed" + ("." if self.kind == "ConditionCheck" else "")
-            item = self.old if self.on_failure == "ALL_OLD" else None
-            raise _Failure("ConditionalCheckFailed", message, item)
-        if self.kind == "Update":
-            base = self.old if self.old is not None else dict(self.key)
-            try:
-                self.item, self.size = checked_item(self.table, self.update.apply(base), updating=True)
-            except ValidationException as error:
-                raise _Failure("ValidationError", error.message)
+            raise _Reason("ConditionalCheckFailed", message, current if self.return_old else None)
 
-    def apply(self, engine: Engine, conn: Any) -> None:
-        if self.kind == "ConditionCheck":
+    def check_key_update(self) -> None:
+        """An update of a key attribute cancels the whole transaction with this one reason."""
+        if self.update is None:
             return
-        new = None if self.kind == "Delete" else self.item
-        write_row(engine, conn, self.table, self.row, self.old, new, self.size)
+        try:
+            check_not_key(self.table, self.update.paths)
+        except ValidationException as error:
+            raise _cancel([_Reason("ValidationError", error.message).response()]) from None
+
+    def result(self, current: dict | None) -> dict | None:
+        """The item after this action (``current`` is the item as the transaction sees it)."""
+        if self.kind == "ConditionCheck":
+            return current
+        if self.kind == "Update":
+            base = current if current is not None else dict(self.key)
+            self.item, self.size = checked_item(self.table, self.update.apply(base), updating=True)
+        return self.item
+
+    def bill(self, consumed: dict[str, Consumed]) -> None:
+        """Add the action's units (before the doubling of transactional units)."""
+        units = consumed.setdefault(self.table.name, Consumed(self.table))
+        if not self.writes:
+            units.table_units += 1.0
+        elif self.old is None and self.item is None:
+            units.table_units += MISSING_DELETE_UNITS
+        else:
+            units.add_write(self.old, self.item, self.old_size, self.size)
 
 
-def transact_write_items(engine: Engine, req: dict) -> dict:
-    mode = check_mode(req.get("ReturnConsumedCapacity"))
-    specs = _check_actions(req.get("TransactItems"))
-    token = req.get("ClientRequestToken")
-    actions: list[_Action] = []
-    for spec in specs:
-        kinds = [k for k in _ACTIONS if isinstance(spec, dict) and k in spec]
-        if len(kinds) != 1:
-            raise ValidationException("TransactItems can only contain one of Check, Put, Update or Delete")
-        actions.append(_Action(engine, kinds[0], spec[kinds[0]]))
+_ONE_ITEM = "Transaction request cannot include multiple operations on one item"
+
+
+def _check_one_item_rule(engine: Engine, actions: list[_Action]) -> None:
     seen = set()
-    total = 0
     for action in actions:
-        if action.row is not None:
-            ident = (action.table.name, action.row.pk, action.row.sk)
-            if ident in seen:
-                raise ValidationException(
-                    "Transaction request cannot include multiple operations on one item"
-                )
-            seen.add(ident)
-        total += action.size
-    if total > MAX_TRANSACTION_BYTES:
-        raise ValidationException("Transaction request size has exceeded the maximum allowed size")
-    digest = hashlib.sha256(json.dumps(_digestable(req), sort_keys=True, default=repr).encode()).hexdigest()
-    with engine.storage.write() as conn:
-        if token is not None:
-            conn.execute(TOKENS_SCHEMA)
-            conn.execute("DELETE FROM dynabase_tokens WHERE created < ?", (time.time() - TOKEN_SECONDS,))
-            found = conn.execute(
-                "SELECT digest, response FROM dynabase_tokens WHERE token = ?", (token,)
-            ).fetchone()
-            if found is not None:
-                if found[0] != digest:
-                    raise IdempotentParameterMismatchException(
-                        "Specified idempotent token was used with different request parameters within the idempotency window"
-                    )
-                return json.loads(found[1])
+        try:
+            ident = action.locate(engine)
+        except ValidationException:
+            continue  # the action's key problem is reported when it is evaluated
+        if ident in seen:
+            raise ValidationException(_ONE_ITEM)
+        seen.add(ident)
+
+
+class _Run:
+    """One evaluation of a transaction's actions, in order, against its own view of the items."""
+
+    def __init__(self, engine: Engine, conn: Any) -> None:
+        self.engine, self.conn = engine, conn
+        self.view: dict[tuple, dict | None] = {}  # the items the earlier actions touched, as they left them
+
+    def evaluate(self, action: _Action) -> None:
+        """Raise the action's cancellation reason, or record what it writes."""
+        try:
+            ident = action.locate(self.engine)
+            touched = ident in self.view
+            current, size = (
+                (self.view[ident], 0) if touched else read_row(self.conn, action.table, action.row)
+            )
+            action.check_condition(current)
+            action.check_key_update()
+            new = action.result(current)
+        except ValidationException as error:
+            if error.message in _REASONS:
+                raise _Reason("ValidationError", error.message)
+            raise
+        if touched:
+            raise ValidationException(_ONE_ITEM)
+        self.view[ident] = new
+        action.old, action.old_size = current, size
+
+    def reasons(self, actions: list[_Action]) -> list[dict] | None:
+        """Every action's cancellation reason (``{"Code": "None"}`` for those that passed); None when all passed."""
         reasons, failed = [], False
         for action in actions:
             try:
-                action.evaluate(conn)
-                reasons.append(_reason())
-            except _Failure as failure:
+                self.evaluate(action)
+                reasons.append({"Code": "None"})
+            except _Reason as reason:
+                reasons.append(reason.response())
                 failed = True
-                reasons.append(_reason(failure.code, failure.message, failure.item))
-        if failed:
+        return reasons if failed else None
+
+
+def transact_write_items(engine: Engine, req: dict) -> dict:
+    _check_token(req.get("ClientRequestToken"))
+    return _write_transaction(engine, req, one_item_rule_first=False)
+
+
+def partiql_write_transaction(engine: Engine, req: dict) -> dict:
+    """The writes of PartiQL's ExecuteTransaction, as TransactWriteItems actions: there Local checks the one-item
+    rule before any condition, and takes a ClientRequestToken of any length."""
+    return _write_transaction(engine, req, one_item_rule_first=True)
+
+
+def _write_transaction(engine: Engine, req: dict, one_item_rule_first: bool) -> dict:
+    mode = check_mode(req.get("ReturnConsumedCapacity"))
+    token = req.get("ClientRequestToken")
+    actions = []
+    for spec in _check_actions(req.get("TransactItems")):
+        kind = _kind(spec)
+        actions.append(_Action(kind, spec[kind]))
+    if sum(action.size for action in actions) > MAX_TRANSACTION_BYTES:
+        raise ValidationException("Transaction request size has exceeded the maximum allowed size")
+    if one_item_rule_first:
+        _check_one_item_rule(engine, actions)
+    digest = hashlib.sha256(json.dumps(_digestable(req), sort_keys=True, default=repr).encode()).hexdigest()
+    with engine.storage.write() as conn:
+        if token is not None:
+            replayed = _replay(conn, token, digest)
+            if replayed is not None:
+                return _capacity_response(replayed, mode)
+        reasons = _Run(engine, conn).reasons(actions)
+        if reasons is not None:
             raise _cancel(reasons)
+        consumed: dict[str, Consumed] = {}
         for action in actions:
-            action.apply(engine, conn)
-        out: dict[str, Any] = {}
-        if mode != "NONE":
-            consumed: dict[str, Consumed] = {}
-            for action in actions:
-                c = consumed.setdefault(action.table.name, Consumed(action.table))
-                if action.kind == "ConditionCheck":
-                    c.table_units += 1.0
-                else:
-                    new = None if action.kind == "Delete" else action.item
-                    c.add_write(action.old, new, action.old_size, action.size)
-            for c in consumed.values():
-                c.scale(2)  # transactional writes and checks cost twice the units
-            out["ConsumedCapacity"] = [c.response(mode) for c in consumed.values()]
+            if action.writes:  # ``item`` is what the action leaves: the new item, or None for a delete
+                write_row(engine, conn, action.table, action.row, action.old, action.item, action.size)
+            action.bill(consumed)
+        for units in consumed.values():
+            units.scale(2)  # transactional writes and checks cost twice the units
+        capacity = [units.response("INDEXES") for units in consumed.values()]
         if token is not None:
             conn.execute(
                 "INSERT INTO dynabase_tokens (token, digest, response, created) VALUES (?, ?, ?, ?)",
-                (token, digest, json.dumps(out), time.time()),
+                (token, digest, json.dumps(capacity), time.time()),
             )
-    return out
+    return _capacity_response(capacity, mode)
+
+
+def _replay(conn: Any, token: str, digest: str) -> list[dict] | None:
+    """The capacity of the transaction this token already ran (None when it is new)."""
+    conn.execute(TOKENS_SCHEMA)
+    conn.execute("DELETE FROM dynabase_tokens WHERE created < ?", (time.time() - TOKEN_SECONDS,))
+    found = conn.execute("SELECT digest, response FROM dynabase_tokens WHERE token = ?", (token,)).fetchone()
+    if found is None:
+        return None
+    if found[0] != digest:
+        raise IdempotentParameterMismatchException("", Message="")
+    return json.loads(found[1])
+
+
+def _capacity_response(capacity: list[dict], mode: str) -> dict:
+    """The response for ``mode``, from the INDEXES form of the capacity (a replay answers in its own mode)."""
+    if mode == "NONE":
+        return {}
+    if mode == "TOTAL":
+        capacity = [{"TableName": c["TableName"], "CapacityUnits": c["CapacityUnits"]} for c in capacity]
+    return {"ConsumedCapacity": capacity}
 
 
 def _digestable(req: dict) -> dict:
     return {
         k: v for k, v in req.items() if k not in ("ReturnConsumedCapacity", "ReturnItemCollectionMetrics")
     }
+
+
+def _get_row(table: Table, key: Any) -> Row:
+    try:
+        return Row(table, validate_item(key or {}))
+    except ValidationException as error:
+        if error.message in _GET_CANCELS:  # Local: a cancellation with no CancellationReasons
+            raise _canceled(error.message)
+        raise
 
 
 def transact_get_items(engine: Engine, req: dict) -> dict:
@@ -232,9 +362,9 @@ def transact_get_items(engine: Engine, req: dict) -> dict:
         ph = placeholders(get)
         projection = bind_projection(get, ph)
         ph.check_unused()
-        row = Row(table, validate_item(get.get("Key") or {}))
+        row = _get_row(table, get.get("Key"))
         if (table.name, row.pk, row.sk) in seen:
-            raise ValidationException("Transaction request cannot include multiple operations on one item")
+            raise ValidationException(_ONE_ITEM)
         seen.add((table.name, row.pk, row.sk))
         plans.append((table, row, projection))
     responses = []

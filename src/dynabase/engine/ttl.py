@@ -1,9 +1,9 @@
 """Time to live: UpdateTimeToLive / DescribeTimeToLive and the sweeper that deletes expired items.
 
 As in DynamoDB, an expired item stays readable until the sweeper deletes it. The sweeper deletes as the
-service principal: stream records of those deletes carry ``userIdentity`` type Service, principal
-dynamodb.amazonaws.com. Items whose TTL attribute is not a number, or lies more than five years in the past,
-are never deleted (DynamoDB ignores them too).
+service principal: stream records of those deletes carry the ``userIdentity``
+``{"PrincipalId": "dynamodb.amazonaws.com", "Type": "Service"}``. Items whose TTL attribute is not a number, or
+lies more than five years in the past, are never deleted (DynamoDB ignores them too).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .engine import Engine
 
 FIVE_YEARS = 5 * 365 * 24 * 3600
+MAX_NAME_BYTES = 255
 _BATCH = 500
 
 
@@ -44,6 +45,11 @@ def update_time_to_live(engine: Engine, req: dict) -> dict:
             "constraint: Member must not be null"
         )
     current = table.description.get("_ttl")
+    if enabled and len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        raise ValidationException(
+            "Names of key attributes and attributes projected into an index must be between 1 and 255 characters, "
+            "inclusive"
+        )
     if enabled:
         if current == name:
             raise ValidationException("TimeToLive is already enabled")

@@ -303,7 +303,7 @@ def execute_transaction(engine: Engine, req: dict) -> dict:
         if mode != "NONE":
             request["ReturnConsumedCapacity"] = mode
         try:
-            out = _call(transactions.transact_write_items, engine, request)
+            out = _call(transactions.partiql_write_transaction, engine, request)
         except TransactionCanceledException as error:
             reasons = error.extra.get("CancellationReasons")
             if not reasons:
