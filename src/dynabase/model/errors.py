@@ -30,7 +30,7 @@ class OneTableError(Exception):
 class OneTableArgError(OneTableError, TypeError):
     """The API was called wrongly (bad parameter combination, unknown index, ...)."""
 
-    default_code = "ArgError"
+    default_code = "ArgumentError"
 
 
 class ValidationError(OneTableError, ValueError):

@@ -84,7 +84,7 @@ class Expression:
         if self.mapped:
             for att, props in self.mapped.items():
                 expected = self.model.spec.mappings.get(att, [])
-                if op in ("put", "update") and len(props) != len(expected):
+                if len(props) != len(expected):
                     raise OneTableArgError(
                         f'Missing properties for mapped data field "{att}" in model "{self.model.name}"'
                     )

@@ -488,7 +488,7 @@ class Model:
         if (self.timestamps is True or self.timestamps == "update") and p.get("timestamps") is not False:
             now = self._timestamp(p)
             properties[self.updated_field] = now
-            if p.get("exists", MISSING) is None and (self.timestamps is True):
+            if p.get("exists", MISSING) is None:  # an upsert: set created once, as OneTable does
                 created = self.fields.get(self.created_field)
                 iso = created.iso_dates if created is not None else self.table.params.iso_dates
                 when = write_date(now, iso)
@@ -897,9 +897,10 @@ class Model:
                 for path in getattr(template, "fields", ())
                 if isinstance(lookup(properties, path), (dict, list, tuple, set, frozenset))
             }
+            if culprits:  # a map or list where the template needs a scalar: OneTable fails with a TypeError
+                raise OneTableArgError(next(iter(culprits.values())), code="TypeError") from error
             raise ValidationError(
-                model=self.name,
-                fields=culprits or {field.name: f'Bad value for template of "{field.name}": {error}'},
+                model=self.name, fields={field.name: f'Bad value for template of "{field.name}": {error}'}
             ) from error
 
     def _run_template(
@@ -1132,8 +1133,10 @@ class Model:
                 value = self._nested_write(field, list(value))
             elif value == "":
                 value = []
-            else:
-                raise self._bad(path, field, value)
+            else:  # OneTable treats a non-list for an array field as a wrong call, not a validation failure
+                raise OneTableArgError(
+                    f'Invalid data type for array field "{path or field.name}" in model "{self.name}"'
+                )
         elif kind == "set":
             value = self._to_set(path, field, value)
         elif kind == "object":

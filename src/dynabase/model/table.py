@@ -54,6 +54,10 @@ _LEVELS = {
 }
 
 
+#: the params OneTable fills in when it saves a schema that gives its own
+_ONETABLE_DEFAULT_PARAMS = {"nulls": False, "separator": "#", "typeField": "_type", "warn": False}
+
+
 class Table:
     """A DynamoDB table described by a OneTable schema.
 
@@ -597,7 +601,10 @@ class Table:
             document = self.current_schema()
         else:
             document = _plain(copy.deepcopy(dict(schema)))
-            document.setdefault("params", self.params.as_onetable())
+            if "params" in document:  # OneTable stores the given params over its defaults
+                document["params"] = {**_ONETABLE_DEFAULT_PARAMS, **dict(document["params"] or {})}
+            else:
+                document["params"] = self.params.as_onetable()
             document.setdefault("models", {})
             document.setdefault("indexes", self.current_schema()["indexes"])
             document.setdefault("queries", {})
