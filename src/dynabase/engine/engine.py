@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -82,6 +83,7 @@ class Engine:
             "GetShardIterator": streams.get_shard_iterator,
             "GetRecords": streams.get_records,
         }
+        self._next_trim = 0.0
         self.ttl_sweep_seconds = ttl_sweep_seconds
         self.sweeper: ttl.Sweeper | None = None
         self.ensure_sweeper()
@@ -121,6 +123,15 @@ class Engine:
         """Called inside the write transaction of every item change: the stream record goes in with it."""
         if table.stream_view_type is not None:
             streams.record_change(conn, self, table, old, new, identity)
+            now = time.monotonic()
+            if now >= self._next_trim:  # records past the 24-hour retention go, at most once a minute
+                self._next_trim = now + 60.0
+                streams.trim(conn)
+
+    def trim_streams(self) -> None:
+        """Drop stream records older than the 24-hour retention now (writes do it at most once a minute)."""
+        with self.storage.write() as conn:
+            streams.trim(conn)
 
     def follow_stream(self, table_name: str, **options: Any):
         """Iterate over a table's stream records as they are written (see :func:`streams.follow`)."""

@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS dynabase_stream_records (
     bin INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS dynabase_stream_records_arn ON dynabase_stream_records (stream_arn, seq);
+CREATE INDEX IF NOT EXISTS dynabase_stream_records_created ON dynabase_stream_records (created);
 CREATE TABLE IF NOT EXISTS dynabase_streams (
     stream_arn TEXT PRIMARY KEY,
     table_name TEXT NOT NULL,
