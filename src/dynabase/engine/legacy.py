@@ -97,11 +97,14 @@ _ADDABLE = frozenset({"N", "L"}) | _SETS
 Handler = Callable[["Engine", dict], dict]
 
 
+_LEGACY_NAMES = frozenset(_LEGACY)
+
+
 def call(engine: Engine, operation: str, req: dict, handler: Handler) -> dict:
     """Run ``handler`` on the request, its legacy parameters (if any) translated into expressions."""
     if operation == "BatchGetItem":
         return handler(engine, _batch_get(req))
-    if not any(req.get(k) is not None for k in _LEGACY):
+    if _LEGACY_NAMES.isdisjoint(req) or not any(req.get(k) is not None for k in _LEGACY):
         return handler(engine, req)
     table = engine.catalog.get(req.get("TableName"))
     translated = _Translation(table, operation, req).request()
