@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-
 TABLE = "demo-orders"
 
 

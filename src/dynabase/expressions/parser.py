@@ -480,9 +480,13 @@ class _Recognizer:
         return (end,), fail
 
     def group(self, i: int) -> tuple[tuple, int]:
+        return self._parenthesised(i, self.condition)
+
+    def _parenthesised(self, i: int, inner_rule) -> tuple[tuple, int]:
+        """``( inner )``: the ends after each closing parenthesis that can follow an ``inner_rule`` match."""
         if self.kinds[i] != "(":
             return (), i
-        inner, fail = self.condition(i + 1)
+        inner, fail = inner_rule(i + 1)
         ends = []
         for end in inner:
             if self.kinds[end] == ")":
@@ -538,16 +542,7 @@ class _Recognizer:
         return ((end2,) if end2 is not None else ()), max(fail, fail2)
 
     def arith_parens(self, i: int) -> tuple[tuple, int]:
-        if self.kinds[i] != "(":
-            return (), i
-        inner, fail = self.arithmetic(i + 1)
-        ends = []
-        for end in inner:
-            if self.kinds[end] == ")":
-                ends.append(end + 1)
-            else:
-                fail = max(fail, end)
-        return tuple(ends), fail
+        return self._parenthesised(i, self.arithmetic)
 
     def arithmetic(self, i: int) -> tuple[tuple, int]:
         hit = self._ariths.get(i)

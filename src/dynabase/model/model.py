@@ -484,6 +484,21 @@ class Model:
         properties = self._prepare("scan", properties, p)
         return self._run("scan", Expression(self, "scan", properties, p))
 
+    def _write_unique_transaction(self, transaction: Any, verb: str, properties: dict, p: dict) -> None:
+        """Write an item with its unique sentinels; a sentinel that exists already is a UniqueError."""
+        try:
+            self.table.transact("write", transaction, log=p.get("log"))
+        except TransactionError as error:
+            if "ConditionalCheckFailed" in error.reasons:
+                names = ", ".join(f.name for f in self.spec.unique_fields)
+                raise UniqueError(
+                    f'Cannot {verb} unique attributes "{names}" for "{self.name}". '
+                    "An item of the same name already exists.",
+                    properties=properties,
+                    error=error.error,
+                ) from error
+            raise
+
     def _update_item(self, properties: dict[str, Any], p: dict[str, Any]) -> Any:
         if (self.timestamps is True or self.timestamps == "update") and p.get("timestamps") is not False:
             now = self._timestamp(p)
@@ -559,18 +574,7 @@ class Model:
         if not here or p.get("execute") is False:
             return item if not here else transaction
         expression = p.get("expression")
-        try:
-            self.table.transact("write", transaction, log=p.get("log"))
-        except TransactionError as error:
-            if "ConditionalCheckFailed" in error.reasons:
-                names = ", ".join(f.name for f in self.spec.unique_fields)
-                raise UniqueError(
-                    f'Cannot create unique attributes "{names}" for "{self.name}". '
-                    "An item of the same name already exists.",
-                    properties=properties,
-                    error=error.error,
-                ) from error
-            raise
+        self._write_unique_transaction(transaction, "create", properties, p)
         return self._parse_response("put", expression, [])[0] if expression else item
 
     def _update_unique(self, properties: dict[str, Any], p: dict[str, Any]) -> Any:
@@ -610,18 +614,7 @@ class Model:
         item = self._update_item(properties, p)
         if not here or p.get("execute") is False:
             return item if not here else transaction
-        try:
-            self.table.transact("write", transaction, log=p.get("log"))
-        except TransactionError as error:
-            if "ConditionalCheckFailed" in error.reasons:
-                names = ", ".join(f.name for f in self.spec.unique_fields)
-                raise UniqueError(
-                    f'Cannot update unique attributes "{names}" for "{self.name}". '
-                    "An item of the same name already exists.",
-                    properties=properties,
-                    error=error.error,
-                ) from error
-            raise
+        self._write_unique_transaction(transaction, "update", properties, p)
         returns = p.get("return_")
         if returns is False or returns in ("none", "NONE"):
             return None
