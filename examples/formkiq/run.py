@@ -35,10 +35,12 @@ def show(title: str, value: object = _HEADING) -> None:
 
 def keys(client, table, pk: str, prefix: str = "") -> list[dict[str, str]]:
     """The raw key attributes of a partition (as stored)."""
+    # DynamoDB refuses an empty begins_with prefix on a key: without a prefix, ask for the whole partition
+    values = {":pk": {"S": pk}, **({":sk": {"S": prefix}} if prefix else {})}
     page = client.query(
         TableName=table.name,
-        KeyConditionExpression="PK = :pk and begins_with(SK, :sk)",
-        ExpressionAttributeValues={":pk": {"S": pk}, ":sk": {"S": prefix}},
+        KeyConditionExpression="PK = :pk and begins_with(SK, :sk)" if prefix else "PK = :pk",
+        ExpressionAttributeValues=values,
     )
     return [
         {k: v["S"] for k, v in item.items() if k in ("PK", "SK", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK")}

@@ -148,6 +148,13 @@ def validate_value(value: Any, normalize: bool = True, depth: int = 0) -> Attrib
     )
 
 
+def set_member_text(text: str) -> str:
+    """A nested number set member as Local stores it: Java's ``BigDecimal.toString`` of the text (``1e-3`` is
+    ``0.001``, ``1E2`` is ``1E+2``, ``1.50`` stays), which Python's ``str(Decimal)`` matches but for ``-0``."""
+    value = Decimal(text)
+    return str(value.copy_abs() if value.is_zero() else value)
+
+
 def _validate_set(kind: str, inner: Any, normalize: bool) -> list:
     if not isinstance(inner, (list, tuple, set, frozenset)):
         raise ValidationException(f"Invalid type for {kind}: expected a list")
@@ -172,7 +179,9 @@ def _validate_set(kind: str, inner: Any, normalize: bool) -> list:
         numbers = [parse_number(m) for m in inner]
         if len(set(numbers)) != len(numbers):
             raise ValidationException("Input collection contains duplicates")
-        return [format_number(n) for n in numbers] if normalize else list(inner)
+        if normalize:
+            return [format_number(n) for n in numbers]
+        return [set_member_text(m) for m in inner]
     members = [to_bytes(m) for m in inner]
     if len(set(members)) != len(members):
         raise ValidationException(

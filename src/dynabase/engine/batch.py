@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ValidationException
 from ..types import validate_item
 from .capacity import Consumed, check_mode, read_units
-from .items import Row, bind_projection, checked_item, placeholders, read_row, write_row
+from .items import Row, bind_projection, check_scalar_keys, checked_item, placeholders, read_row, write_row
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -120,10 +120,13 @@ def batch_get_item(engine: Engine, req: dict) -> dict:
                 "1 validation error detected: Value null at 'requestItems.1.member.keys' failed to satisfy "
                 "constraint: Member must have length greater than or equal to 1"
             )
+        rows = _planned_rows(table, keys)  # Local checks the keys before the projection
         ph = placeholders(spec)
         projection = bind_projection(spec, ph)
         ph.check_unused()
-        plans.append((table, spec, projection, _planned_rows(table, keys)))
+        if projection is not None:
+            check_scalar_keys(table, projection.paths)
+        plans.append((table, spec, projection, rows))
     responses: dict[str, list] = {}
     unprocessed: dict[str, dict] = {}
     consumed: list[dict] = []

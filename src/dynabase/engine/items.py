@@ -210,6 +210,30 @@ def check_not_key(table: Table, names: Iterable[str]) -> None:
             )
 
 
+def check_scalar_keys(table: Table, paths: Iterable[tuple]) -> None:
+    """A document path may not go into a table key or an index key attribute (``pk.a``, ``g[0]``).
+
+    Local looks for table keys among all the paths before it looks for index keys.
+    """
+    nested = [path[0] for path in paths if len(path) > 1]
+    for name in nested:
+        if name in table.keys.names:
+            raise ValidationException(f"{_NOT_SCALAR}Key: {name}")
+    for name in nested:
+        if any(name in index.keys.names for index in table.indexes.values()):
+            raise ValidationException(f"{_NOT_SCALAR}IndexKey: {name}")
+
+
+_NOT_SCALAR = "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: "
+
+
+def check_update_keys(table: Table, update: BoundUpdate) -> None:
+    """Local's checks of an update's paths against the keys, made after its condition passed."""
+    check_not_key(table, update.paths)
+    check_scalar_keys(table, update.read_paths)
+    check_scalar_keys(table, update.updated_paths)
+
+
 def check_update_size(update: Update, bound: BoundUpdate, ph: Placeholders) -> None:
     """Local's limit on an update, checked before its condition or the stored item are looked at.
 
@@ -247,11 +271,13 @@ def put_item(engine: Engine, req: dict) -> dict:
     item = req.get("Item")
     if not isinstance(item, dict):
         item = None
+    item, size = checked_item(table, item)  # Local checks the item before the expression
+    row = Row(table, item, what="item")
     ph = placeholders(req, ("ConditionExpression",))
     condition = bind_condition(req, ph)
     ph.check_unused()
-    item, size = checked_item(table, item)
-    row = Row(table, item, what="item")
+    if condition is not None:
+        check_scalar_keys(table, condition.paths)
     with engine.storage.write() as conn:
         old, old_size = read_row(conn, table, row)
         if condition is not None and not condition.evaluate(old or {}):
@@ -270,10 +296,12 @@ def delete_item(engine: Engine, req: dict) -> dict:
     return_values = check_return_values(req.get("ReturnValues"), ("NONE", "ALL_OLD"))
     on_failure = check_on_failure(req.get("ReturnValuesOnConditionCheckFailure"))
     key = validate_item(req.get("Key") or {})
+    row = Row(table, key)  # Local checks the key before the expression
     ph = placeholders(req, ("ConditionExpression",))
     condition = bind_condition(req, ph)
     ph.check_unused()
-    row = Row(table, key)
+    if condition is not None:
+        check_scalar_keys(table, condition.paths)
     with engine.storage.write() as conn:
         old, old_size = read_row(conn, table, row)
         if condition is not None and not condition.evaluate(old or {}):
@@ -294,17 +322,19 @@ def update_item(engine: Engine, req: dict) -> dict:
     )
     on_failure = check_on_failure(req.get("ReturnValuesOnConditionCheckFailure"))
     key = validate_item(req.get("Key") or {})
+    row = Row(table, key)  # Local checks the key before the expressions
     ph = placeholders(req, ("UpdateExpression", "ConditionExpression"))
     update = bind_update(req, ph)
     condition = bind_condition(req, ph)
     ph.check_unused()
-    row = Row(table, key)
-    if update is not None:
-        check_not_key(table, update.paths)
+    if condition is not None:
+        check_scalar_keys(table, condition.paths)
     with engine.storage.write() as conn:
         old, old_size = read_row(conn, table, row)
         if condition is not None and not condition.evaluate(old or {}):
             raise condition_failed(old, on_failure)
+        if update is not None:  # Local checks the condition first
+            check_update_keys(table, update)
         base = old if old is not None else dict(key)
         new = update.apply(base) if update is not None else dict(base)
         new, size = checked_item(table, new, updating=True)
@@ -330,6 +360,8 @@ def get_item(engine: Engine, req: dict) -> dict:
     projection = bind_projection(req, ph)
     ph.check_unused()
     row = Row(table, key)
+    if projection is not None:
+        check_scalar_keys(table, projection.paths)
     with engine.storage.lock:
         item, size = read_row(engine.storage.conn, table, row)
     out: dict[str, Any] = {}

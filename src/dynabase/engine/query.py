@@ -8,7 +8,7 @@ from ..errors import ValidationException
 from ..expressions import key_condition
 from ..types import encode_key, item_size, validate_item
 from .capacity import Consumed, check_mode, read_units
-from .items import bind_condition, bind_projection, placeholders
+from .items import bind_condition, bind_projection, check_scalar_keys, placeholders
 from .schema import Index, Table
 from .storage import load_item, partition_hash
 
@@ -41,7 +41,6 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
             f"1 validation error detected: Value '{limit}' at 'limit' failed to satisfy constraint: "
             "Member must have value greater than or equal to 1"
         )
-    select = _select(req, index, is_query)
     ph = placeholders(
         req, ("KeyConditionExpression", "FilterExpression") if is_query else ("FilterExpression",)
     )
@@ -54,14 +53,19 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
             )
         cond = key_condition(req["KeyConditionExpression"], ph, keys.hash_name, keys.range_name)
     filt = bind_condition(req, ph, "FilterExpression")
+    projection = bind_projection(req, ph)
+    select = _select(req, index, is_query)  # Local binds the expressions first
+    ph.check_unused()
+    if filt is not None:
+        check_scalar_keys(table, filt.paths)
+    if projection is not None:
+        check_scalar_keys(table, projection.paths)
     if is_query and filt is not None:
         for path in filt.paths:
             if path[0] in keys.names:
                 raise ValidationException(
                     f"Filter Expression can only contain non-primary key attributes: Primary key attribute: {path[0]}"
                 )
-    projection = bind_projection(req, ph)
-    ph.check_unused()
     if projection is not None and index is not None and index.kind == "GSI":
         projected = index.projected_names()
         if projected is not None:
@@ -87,7 +91,16 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
     forward = req.get("ScanIndexForward", True) is not False if is_query else True
 
     if is_query:
-        hk, range_sql, range_args = _key_ranges(cond, keys)
+        hk, range_sql, range_args = _key_ranges(cond, keys, index)
+        if filt is not None and index is not None and index.kind == "LSI":  # after the key condition's checks
+            projected = index.projected_names()
+            if projected is not None:
+                missing = sorted({path[0] for path in filt.paths} - projected)
+                if missing:
+                    raise ValidationException(
+                        f"One or more parameter values were invalid: Secondary index {index.name} does not project "
+                        f"one or more filter attributes: [{', '.join(missing)}]"
+                    )
         where.append(f"{prefix}{'ih' if index else 'h'} = ? AND {prefix}{'ik' if index else 'pk'} = ?")
         args += [partition_hash(hk), hk]
         key_col = f"{prefix}{'isk' if index else 'sk'}"
@@ -126,6 +139,7 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
         select == "ALL_PROJECTED_ATTRIBUTES"
         or (select in ("COUNT", "SPECIFIC_ATTRIBUTES") and gsi_projection)
     )
+    lsi_scan = not is_query and index is not None and index.kind == "LSI"
     items: list[dict] = []
     count = scanned = 0
     total_size = 0
@@ -147,12 +161,14 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
                     size = item_size(visible)
                 scanned += 1
                 total_size += size
-                if filt is None or filt.evaluate(visible):
+                # a Scan of an LSI filters the whole item (its Query may only filter on projected attributes)
+                if filt is None or filt.evaluate(item if lsi_scan else visible):
                     count += 1
                     if select != "COUNT":
                         items.append(projection.apply(visible) if projection is not None else visible)
                 if (limit is not None and scanned >= limit) or total_size >= PAGE_BYTES:
-                    last = _last_key(table, index, item)
+                    if not (is_query and index is None and _at_range_end(cond, keys, item, forward)):
+                        last = _last_key(table, index, item)
                     stop = True
                     break
             if stop:
@@ -246,9 +262,15 @@ def _check_type(value: dict, typ: str) -> None:
         )
 
 
-def _check_not_empty(value: dict, name: str) -> None:
+def _check_not_empty(value: dict, name: str, index: Index | None = None) -> None:
     ((kind, inner),) = value.items()
     if kind in ("S", "B") and len(inner) == 0:
+        if index is not None:
+            raise ValidationException(
+                "One or more parameter values are not valid. A value specified for a secondary index key is not "
+                "supported. The AttributeValue for a key attribute cannot contain an empty "
+                f"{'string' if kind == 'S' else 'binary'} value. IndexName: {index.name}, IndexKey: {name}"
+            )
         raise ValidationException(
             "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an "
             f"empty {'string' if kind == 'S' else 'binary'} value. Key: {name}"
@@ -266,10 +288,12 @@ def _successor(prefix: bytes) -> bytes | None:
     return bytes(data)
 
 
-def _key_ranges(cond: Any, keys: Any) -> tuple[bytes, list[tuple[str, bytes]], list[bytes]]:
+def _key_ranges(
+    cond: Any, keys: Any, index: Index | None = None
+) -> tuple[bytes, list[tuple[str, bytes]], list[bytes]]:
     hash_value = validate_value_checked(cond.hash_value)
     _check_type(hash_value, keys.hash_type)
-    _check_not_empty(hash_value, keys.hash_name)
+    _check_not_empty(hash_value, keys.hash_name, index)
     hk = encode_key(hash_value)
     op = cond.range_op
     ranges: list[tuple[str, bytes]] = []
@@ -304,6 +328,8 @@ def _key_ranges(cond: Any, keys: Any) -> tuple[bytes, list[tuple[str, bytes]], l
                 ranges += [(">=", encoded[0]), ("<=", encoded[1])]
             else:
                 ranges.append((op, encoded[0]))
+        for v in values:
+            _check_not_empty(v, keys.range_name, index)
     return hk, ranges, [v for _, v in ranges]
 
 
@@ -384,6 +410,26 @@ def _range_matches(cond: Any, keys: Any, start: dict) -> bool:
     if op == "BETWEEN":
         return bounds[0] <= value <= bounds[1]
     return value.startswith(bounds[0])
+
+
+def _at_range_end(cond: Any, keys: Any, item: dict, forward: bool) -> bool:
+    """Whether a table Query's item is the last its key condition can match, so Local returns no LastEvaluatedKey.
+
+    Local leaves the key out of a page that stops on the only item of a hash-only table's partition, or on an item
+    whose sort key equals the condition's inclusive bound at the end of the reading direction (``<=`` or BETWEEN's
+    upper bound reading forward, ``>=`` or BETWEEN's lower bound reading backward), but not for ``=`` or
+    ``begins_with``, nor for index Queries.
+    """
+    if keys.range_name is None:
+        return True
+    op = cond.range_op
+    if op == "BETWEEN":
+        bound = cond.range_values[1 if forward else 0]
+    elif op == ("<=" if forward else ">="):
+        bound = cond.range_values[0]
+    else:
+        return False
+    return encode_key(item[keys.range_name]) == encode_key(validate_value_checked(bound))
 
 
 def _last_key(table: Table, index: Index | None, item: dict) -> dict:

@@ -127,6 +127,8 @@ class Table:
                 if value is None:
                     continue
                 if typ not in value:
+                    if not value.keys() & {"S", "N", "B"}:  # a list, map, set, boolean or null
+                        raise ValidationException("Invalid attribute value type")
                     raise ValidationException(
                         "One or more parameter values were invalid: Type mismatch for Index Key"
                     )

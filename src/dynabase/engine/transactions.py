@@ -34,6 +34,7 @@ from .items import (
     bind_projection,
     bind_update,
     check_not_key,
+    check_scalar_keys,
     checked_item,
     placeholders,
     read_row,
@@ -175,6 +176,8 @@ class _Action:
             self.table.check_index_keys(self.item)
         else:
             self.row = Row(self.table, self.key)
+        if self.condition is not None and self.kind != "ConditionCheck":
+            check_scalar_keys(self.table, self.condition.paths)
         return (self.table.name, self.row.pk, self.row.sk)
 
     def check_condition(self, current: dict | None) -> None:
@@ -196,6 +199,8 @@ class _Action:
         if self.kind == "ConditionCheck":
             return current
         if self.kind == "Update":
+            check_scalar_keys(self.table, self.update.read_paths)
+            check_scalar_keys(self.table, self.update.updated_paths)
             base = current if current is not None else dict(self.key)
             self.item, self.size = checked_item(self.table, self.update.apply(base), updating=True)
         return self.item
@@ -366,6 +371,8 @@ def transact_get_items(engine: Engine, req: dict) -> dict:
         if (table.name, row.pk, row.sk) in seen:
             raise ValidationException(_ONE_ITEM)
         seen.add((table.name, row.pk, row.sk))
+        if projection is not None:
+            check_scalar_keys(table, projection.paths)
         plans.append((table, row, projection))
     responses = []
     consumed: dict[str, Consumed] = {}

@@ -38,6 +38,8 @@ def key_condition(
     names = [name for name, _, _ in parsed]
     if len(parsed) > 2 or len(set(names)) != len(names):
         raise ValidationException("KeyConditionExpressions must only contain one condition per key")
+    if range_name is None and len(parsed) == 2:  # two conditions on a hash-only key schema
+        raise ValidationException("Query key condition not supported")
     hash_value, range_op, range_values = None, None, ()
     for name, op, values in parsed:
         if name == hash_name:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import DynamoDBError, ValidationException
-from ..types import validate_value
+from ..types import set_member_text, validate_value
 from .lexer import tokenize, utf16
 
 MAX_KEY_LENGTH = 255
@@ -34,7 +34,12 @@ class Placeholders:
         self.values: dict[str, dict] = {}
         for key, value in self.raw_values.items():
             try:
-                self.values[key] = validate_value(value)
+                checked = validate_value(value)
+                if (
+                    "NS" in checked
+                ):  # Local keeps a number set value's members as Java spells them, not normal
+                    checked = {"NS": [set_member_text(m) for m in value["NS"]]}
+                self.values[key] = checked
             except DynamoDBError as error:
                 raise ValidationException(
                     f"ExpressionAttributeValues contains invalid value: {error.message} for key {key}"

@@ -11,7 +11,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from ..errors import ValidationException
-from ..types import DECIMAL_CONTEXT, check_number
+from ..types import DECIMAL_CONTEXT, check_number, normalize_number
 from . import ast
 from .binder import Binder, Operand, check_names
 from .parser import parse_update
@@ -62,14 +62,16 @@ class Update:
                         f"{LONG_TYPE_NAMES[type_of(value)]}, typeSet: ALLOWED_FOR_{op}_OPERAND"
                     )
                 steps[index] = (op, path, value)
-        return BoundUpdate(steps)
+        return BoundUpdate(steps, binder.paths[len(self.actions) :])
 
 
 class BoundUpdate:
     """An update bound to a request's placeholders."""
 
-    def __init__(self, steps: list) -> None:
+    def __init__(self, steps: list, read_paths: list[tuple] = ()) -> None:
         self.steps = steps
+        #: the resolved document paths the update's operands read
+        self.read_paths: list[tuple] = list(read_paths)
         #: every document path the update sets, removes, adds to or deletes from, in the order written
         self.updated_paths: list[tuple] = [path for _, path, _ in steps]
         #: the top-level attribute names the update touches (for "This attribute is part of the key")
@@ -190,10 +192,16 @@ class _UpdateBinder(Binder):
         get_left, get_right, add = left.get, right.get, node.op == "+"
 
         def arithmetic(item):
-            a, b = get_left(item), get_right(item)
-            if a is ABSENT or b is ABSENT:
+            # left to right: a missing or wrongly typed left operand fails before the right one is looked at
+            a = get_left(item)
+            if a is ABSENT:
                 return ABSENT
-            if "N" not in a or "N" not in b:
+            if "N" not in a:
+                raise ValidationException(BAD_TYPE)
+            b = get_right(item)
+            if b is ABSENT:
+                return ABSENT
+            if "N" not in b:
                 raise ValidationException(BAD_TYPE)
             x, y = Decimal(a["N"]), Decimal(b["N"])
             return _number(DECIMAL_CONTEXT.add(x, y) if add else DECIMAL_CONTEXT.subtract(x, y))
@@ -218,10 +226,15 @@ class _UpdateBinder(Binder):
         get_first, get_second = first.get, second.get
 
         def list_append(item):
-            a, b = get_first(item), get_second(item)
-            if a is ABSENT or b is ABSENT:
+            a = get_first(item)  # left to right, as for arithmetic
+            if a is ABSENT:
                 return ABSENT
-            if "L" not in a or "L" not in b:
+            if "L" not in a:
+                raise ValidationException(BAD_TYPE)
+            b = get_second(item)
+            if b is ABSENT:
+                return ABSENT
+            if "L" not in b:
                 raise ValidationException(BAD_TYPE)
             return {"L": a["L"] + b["L"]}
 
@@ -291,9 +304,10 @@ def _add(current: dict | None, value: dict) -> dict:
     if kind == "N":
         return _number(DECIMAL_CONTEXT.add(Decimal(current["N"]), Decimal(value["N"])))
     members = list(current[kind])
-    if kind == "NS":
+    if kind == "NS":  # Local writes the members of the set it builds in normal form
+        members = [normalize_number(m) for m in members]
         seen = {Decimal(m) for m in members}
-        members.extend(m for m in value[kind] if Decimal(m) not in seen)
+        members.extend(normalize_number(m) for m in value[kind] if Decimal(m) not in seen)
     else:
         seen = set(members)
         members.extend(m for m in value[kind] if m not in seen)
@@ -306,7 +320,7 @@ def _delete(current: dict, value: dict) -> dict | None:
         raise ValidationException(BAD_TYPE)
     if kind == "NS":
         gone = {Decimal(m) for m in value[kind]}
-        members = [m for m in current[kind] if Decimal(m) not in gone]
+        members = [normalize_number(m) for m in current[kind] if Decimal(m) not in gone]  # as for ADD
     else:
         gone = set(value[kind])
         members = [m for m in current[kind] if m not in gone]

@@ -190,6 +190,8 @@ class Expression:
             action, operand = next(iter(value.items()))
             if action not in KEY_OPERATORS:
                 raise OneTableArgError(f'Invalid KeyCondition operator "{action}"')
+            if action in ("begins_with", "begins") and operand in ("", b""):
+                return  # DynamoDB refuses an empty key prefix, which would match the whole partition anyway
             name = ph.name(att)
             if action in ("begins_with", "begins"):
                 self.keys.append(f"begins_with({name}, {ph.value(operand)})")
