@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..errors import DynamoDBError, ValidationException
@@ -93,7 +94,12 @@ class Placeholders:
                 )
 
 
+_SIMPLE_KEY = {"NAME": re.compile(r"#[A-Za-z0-9_]{1,200}"), "VALUE": re.compile(r":[A-Za-z0-9_]{1,200}")}
+
+
 def _check_key(key: Any, kind: str, label: str, size_detail: str) -> None:
+    if type(key) is str and _SIMPLE_KEY[kind].fullmatch(key) is not None:
+        return  # the usual placeholder: short, ASCII, one token (the full check below tokenises it)
     if not isinstance(key, str):
         raise ValidationException(f'{label} contains invalid key: Syntax error; key: "{key}"')
     units = utf16(key)
