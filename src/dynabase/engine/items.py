@@ -273,21 +273,7 @@ def put_item(engine: Engine, req: dict) -> dict:
         item = None
     item, size = checked_item(table, item)  # Local checks the item before the expression
     row = Row(table, item, what="item")
-    ph = placeholders(req, ("ConditionExpression",))
-    condition = bind_condition(req, ph)
-    ph.check_unused()
-    if condition is not None:
-        check_scalar_keys(table, condition.paths)
-    with engine.storage.write() as conn:
-        old, old_size = read_row(conn, table, row)
-        if condition is not None and not condition.evaluate(old or {}):
-            raise condition_failed(old, on_failure)
-        write_row(engine, conn, table, row, old, item, size)
-    out: dict[str, Any] = {}
-    if return_values == "ALL_OLD" and old is not None:
-        out["Attributes"] = old
-    _add_write_capacity(out, table, mode, old, item, old_size, size)
-    return out
+    return _replace(engine, req, table, row, item, size, mode, return_values, on_failure)
 
 
 def delete_item(engine: Engine, req: dict) -> dict:
@@ -297,6 +283,21 @@ def delete_item(engine: Engine, req: dict) -> dict:
     on_failure = check_on_failure(req.get("ReturnValuesOnConditionCheckFailure"))
     key = validate_item(req.get("Key") or {})
     row = Row(table, key)  # Local checks the key before the expression
+    return _replace(engine, req, table, row, None, 0, mode, return_values, on_failure)
+
+
+def _replace(
+    engine: Engine,
+    req: dict,
+    table: Table,
+    row: Row,
+    new: dict | None,
+    size: int,
+    mode: str,
+    return_values: str,
+    on_failure: str,
+) -> dict:
+    """PutItem and DeleteItem: under the request's condition, put ``new`` (or delete when None) at ``row``."""
     ph = placeholders(req, ("ConditionExpression",))
     condition = bind_condition(req, ph)
     ph.check_unused()
@@ -306,11 +307,11 @@ def delete_item(engine: Engine, req: dict) -> dict:
         old, old_size = read_row(conn, table, row)
         if condition is not None and not condition.evaluate(old or {}):
             raise condition_failed(old, on_failure)
-        write_row(engine, conn, table, row, old, None)
+        write_row(engine, conn, table, row, old, new, size)
     out: dict[str, Any] = {}
     if return_values == "ALL_OLD" and old is not None:
         out["Attributes"] = old
-    _add_write_capacity(out, table, mode, old, None, old_size, 0)
+    _add_write_capacity(out, table, mode, old, new, old_size, size)
     return out
 
 
