@@ -205,6 +205,28 @@ def validate_item(item: Any, normalize: bool = True, depth: int = 0) -> Item:
     return out
 
 
+def validate_sized_item(item: Any) -> tuple[Item, int]:
+    """:func:`validate_item` and :func:`item_size` in one pass over a top-level item."""
+    if not isinstance(item, dict):
+        raise ValidationException("Invalid type for item: expected a map")
+    out = {}
+    size = 0
+    for name, value in item.items():
+        if type(name) is not str or not name:
+            raise ValidationException("Empty attribute name")
+        size += len(name) if name.isascii() else len(name.encode("utf-8"))
+        if type(value) is dict and len(value) == 1:
+            text = value.get("S")
+            if type(text) is str:  # the most common attribute, checked and sized inline
+                out[name] = value
+                size += len(text) if text.isascii() else len(text.encode("utf-8"))
+                continue
+        value = validate_value(value)
+        out[name] = value
+        size += value_size(value)
+    return out, size
+
+
 def to_bytes(value: Any) -> bytes:
     """A binary value as bytes; str is encoded as UTF-8, as botocore does for blob parameters."""
     if isinstance(value, bytes):
@@ -259,15 +281,16 @@ def value_size(value: AttributeValue) -> int:
 
 def item_size(item: Item) -> int:
     """Bytes DynamoDB counts for an item: attribute names plus values."""
-    size = 0
-    for name, value in item.items():
-        size += len(name) if name.isascii() else len(name.encode("utf-8"))
-        text = value.get("S")
-        if text is not None:
-            size += len(text) if text.isascii() else len(text.encode("utf-8"))
-        else:
-            size += value_size(value)
-    return size
+    return sum(attribute_size(name, value) for name, value in item.items())
+
+
+def attribute_size(name: str, value: AttributeValue) -> int:
+    """Bytes DynamoDB counts for one attribute of an item: its name and its value."""
+    size = len(name) if name.isascii() else len(name.encode("utf-8"))
+    text = value.get("S")
+    if text is not None:
+        return size + (len(text) if text.isascii() else len(text.encode("utf-8")))
+    return size + value_size(value)
 
 
 # -- key ordering --------------------------------------------------------------------------------------------

@@ -245,3 +245,30 @@ def test_a_connection_with_a_cached_table_follows_changes_made_by_another(tmp_pa
         first.put_item(TableName=TABLE, Item={"pk": {"S": "c"}})
     first.close()
     second.close()
+
+
+def test_a_cached_table_never_reads_a_table_created_after_it_was_deleted(tmp_path):
+    # GetItem trusts its cached table without a catalog check: this holds only because table ids are never reused
+    path = str(tmp_path / "reuse.db")
+    _create(path)
+    first, second = dynabase.connect(path), dynabase.connect(path)
+    first.put_item(TableName=TABLE, Item={"pk": {"S": "old"}})
+    assert "Item" in first.get_item(TableName=TABLE, Key={"pk": {"S": "old"}})  # first caches the table
+    second.delete_table(TableName=TABLE)
+    with pytest.raises(first.exceptions.ResourceNotFoundException):
+        first.get_item(TableName=TABLE, Key={"pk": {"S": "old"}})
+    for name in ("other-table", TABLE):  # a new table may not take the deleted one's place in storage
+        second.create_table(
+            TableName=name,
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        second.put_item(TableName=name, Item={"pk": {"S": "old"}, "table": {"S": name}})
+    third = dynabase.connect(path)
+    ids = [third.engine.catalog.get(n).id for n in ("other-table", TABLE)]
+    assert len(set(ids)) == 2 and min(ids) > 1
+    got = first.get_item(TableName=TABLE, Key={"pk": {"S": "old"}})
+    assert got["Item"]["table"] == {"S": TABLE}
+    for client in (first, second, third):
+        client.close()

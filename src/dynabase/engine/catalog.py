@@ -182,7 +182,11 @@ class Catalog:
         with self.storage.write() as conn:
             if conn.execute("SELECT 1 FROM dynabase_tables WHERE name = ?", (name,)).fetchone():
                 raise ResourceInUseException("Cannot create preexisting table")
-            table_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM dynabase_tables").fetchone()[0]
+            # ids only grow (past every catalog version, which each change bumps), so an id is never reused
+            # and a connection holding a deleted table's id cannot read another table through it
+            table_id = conn.execute(
+                "SELECT max((SELECT coalesce(max(id), 0) FROM dynabase_tables), (SELECT user_version FROM pragma_user_version)) + 1"
+            ).fetchone()[0]
             table = table_from_description(table_id, desc)
             conn.execute(
                 f"CREATE TABLE {table.sql} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConditionalCheckFailedException, ValidationException
@@ -16,7 +16,7 @@ from ..expressions import (
     compile_projection,
     compile_update,
 )
-from ..types import MAX_ITEM_SIZE, item_size, validate_item, value_size
+from ..types import MAX_ITEM_SIZE, attribute_size, item_size, validate_item, validate_sized_item, value_size
 from .capacity import Consumed, check_mode, read_units
 from .catalog import CatalogChanged
 from .schema import Table
@@ -84,6 +84,73 @@ def bind_projection(req: dict, ph: Placeholders):
     return compile_projection(text).bind(ph)
 
 
+# -- bound expressions, reused across requests --------------------------------------------------------------
+
+#: (binder, expression texts, names, values) -> what the binder returned for a request that bound cleanly
+_BOUND: dict[tuple, Any] = {}
+_BOUND_LIMIT = 2048
+_MISS = object()
+
+
+def bind_request(req: dict, make: Callable[[dict, Placeholders], Any], value_fields: tuple[str, ...] = ()) -> Any:
+    """``make(req, placeholders)`` -- the request's expressions bound to its placeholders -- then the check that
+    every placeholder was used.
+
+    Binding depends only on the expression texts, the names and the values, so a request that repeats those of
+    an earlier one (a counter's ``SET #c = #c + :one``, ``attribute_not_exists(pk)``, the same projection) takes
+    the earlier result. Only clean bindings are kept, so a bad request always meets its error; requests with
+    values that cannot be keys (lists, maps, sets) are bound afresh every time.
+    """
+    key = _bound_key(req, make)
+    if key is not None:
+        try:
+            bound = _BOUND.get(key, _MISS)
+        except TypeError:  # a value that cannot be a dict key
+            key, bound = None, _MISS
+        if bound is not _MISS:
+            return bound
+    ph = placeholders(req, value_fields)
+    bound = make(req, ph)
+    ph.check_unused()
+    if key is not None:
+        if len(_BOUND) >= _BOUND_LIMIT:
+            _BOUND.clear()
+        _BOUND[key] = bound
+    return bound
+
+
+def _bound_key(req: dict, make: Callable) -> tuple | None:
+    names, values = req.get("ExpressionAttributeNames"), req.get("ExpressionAttributeValues")
+    if names is not None:
+        if type(names) is not dict:
+            return None
+        names = tuple(names.items())
+    if values is not None:
+        if type(values) is not dict:
+            return None
+        parts = []
+        for placeholder, value in values.items():
+            if type(value) is not dict or len(value) != 1:
+                return None
+            ((kind, inner),) = value.items()
+            # the inner value's class too: {"BOOL": 1} must not pass for {"BOOL": True}
+            parts.append((placeholder, kind, inner, inner.__class__))
+        values = tuple(parts)
+    return (make, *map(req.get, _EXPRESSION_FIELDS), names, values)
+
+
+def _update_and_condition(req: dict, ph: Placeholders) -> tuple:
+    return bind_update(req, ph), bind_condition(req, ph)
+
+
+def _condition(req: dict, ph: Placeholders) -> Any:
+    return bind_condition(req, ph)
+
+
+def _projection(req: dict, ph: Placeholders) -> Any:
+    return bind_projection(req, ph)
+
+
 def check_return_values(value: Any, allowed: tuple[str, ...]) -> str:
     if value is None:
         return "NONE"
@@ -140,6 +207,25 @@ def read_row(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
     return load_item(text, binary), size
 
 
+def read_item(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
+    """The stored item and its size, for a read that stands alone (GetItem).
+
+    No catalog check is needed here: a table's key schema never changes and table ids are never reused, so a
+    cached table is either right or gone (``no such table``, and the engine reloads the catalog).
+    """
+    try:
+        found = conn.execute(
+            f"SELECT item, bin, size FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?", (row.h, row.pk, row.sk)
+        ).fetchone()
+    except sqlite3.OperationalError as error:
+        if "no such table" in str(error):
+            raise CatalogChanged from None
+        raise
+    if found is None:
+        return None, 0
+    return load_item(found[0], found[1]), found[2]
+
+
 def write_row(
     engine: Engine,
     conn: Any,
@@ -185,9 +271,10 @@ def sized_item(item: Any, updating: bool = False) -> tuple[dict, int]:
         raise ValidationException(
             "1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null"
         )
-    if not updating:  # an update's result is built from the stored item and validated placeholder values
-        item = validate_item(item)
-    size = item_size(item)
+    if updating:  # an update's result is built from the stored item and validated placeholder values
+        size = item_size(item)
+    else:
+        item, size = validate_sized_item(item)
     if size > MAX_ITEM_SIZE:
         raise ValidationException(ITEM_TOO_BIG_UPDATE if updating else _ITEM_TOO_BIG)
     return item, size
@@ -298,9 +385,7 @@ def _replace(
     on_failure: str,
 ) -> dict:
     """PutItem and DeleteItem: under the request's condition, put ``new`` (or delete when None) at ``row``."""
-    ph = placeholders(req, ("ConditionExpression",))
-    condition = bind_condition(req, ph)
-    ph.check_unused()
+    condition = bind_request(req, _condition, ("ConditionExpression",))
     if condition is not None:
         check_scalar_keys(table, condition.paths)
     with engine.storage.write() as conn:
@@ -324,10 +409,13 @@ def update_item(engine: Engine, req: dict) -> dict:
     on_failure = check_on_failure(req.get("ReturnValuesOnConditionCheckFailure"))
     key = validate_item(req.get("Key") or {})
     row = Row(table, key)  # Local checks the key before the expressions
-    ph = placeholders(req, ("UpdateExpression", "ConditionExpression"))
-    update = bind_update(req, ph)
-    condition = bind_condition(req, ph)
-    ph.check_unused()
+    if return_values in ("ALL_NEW", "UPDATED_NEW"):
+        # the answer holds the values the update wrote: bind afresh, so no caller can change a shared one
+        ph = placeholders(req, ("UpdateExpression", "ConditionExpression"))
+        update, condition = _update_and_condition(req, ph)
+        ph.check_unused()
+    else:
+        update, condition = bind_request(req, _update_and_condition, ("UpdateExpression", "ConditionExpression"))
     if condition is not None:
         check_scalar_keys(table, condition.paths)
     with engine.storage.write() as conn:
@@ -336,9 +424,22 @@ def update_item(engine: Engine, req: dict) -> dict:
             raise condition_failed(old, on_failure)
         if update is not None:  # Local checks the condition first
             check_update_keys(table, update)
-        base = old if old is not None else dict(key)
-        new = update.apply(base) if update is not None else dict(base)
-        new, size = checked_item(table, new, updating=True)
+        if old is not None and update is not None:
+            new = update.apply(old)
+            # only the attributes the update touched changed size
+            size = old_size
+            for name in update.paths:
+                if name in old:
+                    size -= attribute_size(name, old[name])
+                if name in new:
+                    size += attribute_size(name, new[name])
+            if size > MAX_ITEM_SIZE:
+                raise ValidationException(ITEM_TOO_BIG_UPDATE)
+            table.check_index_keys(new, True)
+        else:
+            base = old if old is not None else dict(key)
+            new = update.apply(base) if update is not None else dict(base)
+            new, size = checked_item(table, new, updating=True)
         write_row(engine, conn, table, row, old, new, size)
     out: dict[str, Any] = {}
     if return_values == "ALL_OLD" and old is not None:
@@ -357,14 +458,12 @@ def get_item(engine: Engine, req: dict) -> dict:
     table = engine.catalog.get(req.get("TableName"), fresh=False)
     mode = check_mode(req.get("ReturnConsumedCapacity"))
     key = validate_item(req.get("Key") or {})
-    ph = placeholders(req)
-    projection = bind_projection(req, ph)
-    ph.check_unused()
+    projection = bind_request(req, _projection)
     row = Row(table, key)
     if projection is not None:
         check_scalar_keys(table, projection.paths)
     with engine.storage.lock:
-        item, size = read_row(engine.storage.conn, table, row)
+        item, size = read_item(engine.storage.conn, table, row)
     out: dict[str, Any] = {}
     if item is not None:
         out["Item"] = projection.apply(item) if projection is not None else item
