@@ -107,8 +107,15 @@ class EmbeddedClient:
         if operation is None:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
-        def call(**kwargs: Any) -> dict:
-            return self._make_api_call(operation, kwargs)
+        if operation in _HOT:
+            spec = _top_level_types(self._service, operation)
+
+            def call(**kwargs: Any) -> dict:
+                return self._make_api_call(operation, kwargs, spec)
+        else:
+
+            def call(**kwargs: Any) -> dict:
+                return self._make_api_call(operation, kwargs)
 
         call.__name__ = attr
         call.__doc__ = f"DynamoDB {operation} (see boto3's documentation)."
@@ -118,14 +125,15 @@ class EmbeddedClient:
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(self._operations))
 
-    def _make_api_call(self, operation: str, params: dict) -> dict:
-        self._validate(operation, params)
+    def _make_api_call(self, operation: str, params: dict, spec: _Spec | None = None) -> dict:
+        if spec is None or not _fast_check(spec, params):
+            self._validate(operation, params)
         try:
             response = self.engine.call(operation, params, self._service)
         except DynamoDBError as error:
             if error.code == "ValidationException" and operation in _HOT:
                 # the fast check let it through: botocore's full validator names the bad parameter, as boto3 would
-                self._validate(operation, params, full=True)
+                self._validate(operation, params)
             raise to_client_error(error, operation, self._service) from None
         if operation not in _HOT:
             response = _parse_timestamps(response)
@@ -137,9 +145,8 @@ class EmbeddedClient:
         }
         return response
 
-    def _validate(self, operation: str, params: dict, full: bool = False) -> None:
-        if not full and operation in _HOT and _fast_check(_top_level_types(self._service, operation), params):
-            return
+    def _validate(self, operation: str, params: dict) -> None:
+        """botocore's validation of the parameters (ParamValidationError as boto3 raises it)."""
         shape = self.meta.service_model.operation_model(operation).input_shape
         report = self._validator.validate(params, shape)
         if report.has_errors():
@@ -184,25 +191,33 @@ class EmbeddedStreamsClient(EmbeddedClient):
         return list(self.engine.stream_operations)
 
 
+#: an operation's top-level parameters: each one's usual exact class, the Python types it may have, and the
+#: required ones
+_Spec = tuple[dict[str, type], dict[str, Any], frozenset[str]]
+
+
 @cache
-def _top_level_types(service: str, operation: str) -> tuple[dict[str, Any], tuple[str, ...]]:
+def _top_level_types(service: str, operation: str) -> _Spec:
     """An operation's top-level parameters with their Python types, and the required ones."""
     shape = service_model(service).operation_model(operation).input_shape
     types = {}
     for name, member in shape.members.items():
         expected = _PY_TYPES.get(member.type_name, object)
         types[name] = int if member.type_name in ("integer", "long") else expected
-    return types, tuple(shape.required_members)
+    exact = {name: t for name, t in types.items() if isinstance(t, type) and t is not object}
+    return exact, types, frozenset(shape.required_members)
 
 
-def _fast_check(spec: tuple[dict[str, Any], tuple[str, ...]], params: dict) -> bool:
+def _fast_check(spec: _Spec, params: dict) -> bool:
     """True when the top-level parameters are known, present when required and of the right Python types."""
-    types, required = spec
+    exact, types, required = spec
     for name, value in params.items():
+        if exact.get(name) is value.__class__:
+            continue
         expected = types.get(name)
         if expected is None or not isinstance(value, expected) or (expected is int and type(value) is bool):
             return False
-    return all(name in params for name in required)
+    return params.keys() >= required
 
 
 def _parse_timestamps(value: Any, key: str = "") -> Any:

@@ -235,8 +235,10 @@ def write_row(
     new: dict | None,
     new_size: int = 0,
     identity: dict | None = None,
+    indexes_unchanged: bool = False,
 ) -> None:
-    """Store ``new`` (or delete when None) in place of ``old``, keeping every secondary index in step."""
+    """Store ``new`` (or delete when None) in place of ``old``, keeping every secondary index in step
+    (``indexes_unchanged``: the caller knows no index key attribute changed)."""
     if new is None:
         if old is None:
             return
@@ -247,7 +249,7 @@ def write_row(
             f"INSERT OR REPLACE INTO {table.sql} (h, pk, sk, item, size, bin) VALUES (?, ?, ?, ?, ?, ?)",
             (row.h, row.pk, row.sk, text, new_size, binary),
         )
-    for index in table.indexes.values():
+    for index in () if indexes_unchanged else table.indexes.values():
         old_key = index.key_of(old) if old is not None else None
         new_key = index.key_of(new) if new is not None else None
         if old_key == new_key:
@@ -435,12 +437,15 @@ def update_item(engine: Engine, req: dict) -> dict:
                     size += attribute_size(name, new[name])
             if size > MAX_ITEM_SIZE:
                 raise ValidationException(ITEM_TOO_BIG_UPDATE)
-            table.check_index_keys(new, True)
+            same_index_keys = table.index_key_names.isdisjoint(update.paths)
+            if not same_index_keys:
+                table.check_index_keys(new, True)
         else:
             base = old if old is not None else dict(key)
             new = update.apply(base) if update is not None else dict(base)
             new, size = checked_item(table, new, updating=True)
-        write_row(engine, conn, table, row, old, new, size)
+            same_index_keys = False
+        write_row(engine, conn, table, row, old, new, size, indexes_unchanged=same_index_keys)
     out: dict[str, Any] = {}
     if return_values == "ALL_OLD" and old is not None:
         out["Attributes"] = old

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ..errors import ValidationException
@@ -75,9 +76,15 @@ class Table:
     #: the catalog version this description was read at (``PRAGMA user_version``)
     version: int = -1
 
-    @property
+    @cached_property
     def sql(self) -> str:
         return f"t{self.id}"
+
+    @cached_property
+    def index_key_names(self) -> frozenset[str]:
+        """The attributes that are a key of some secondary index (and not of the table)."""
+        names = {n for i in self.indexes.values() for n in (i.keys.hash_name, i.keys.range_name) if n}
+        return frozenset(names - set(self.keys.names))
 
     def index(self, name: str) -> Index:
         try:
@@ -85,7 +92,7 @@ class Table:
         except KeyError:
             raise ValidationException(f"The table does not have the specified index: {name}")
 
-    @property
+    @cached_property
     def stream_view_type(self) -> str | None:
         spec = self.description.get("StreamSpecification")
         if spec and spec.get("StreamEnabled"):
@@ -103,11 +110,9 @@ class Table:
         rv = key.get(ks.range_name) if ks.range_name else None
         if hv is None or (ks.range_name and rv is None):
             raise ValidationException("One of the required keys was not given a value")
-        check_key_value(hv, ks.hash_type, ks.hash_name, MAX_HASH_KEY_SIZE, "Hash")
-        hk = encode_key(hv)
+        hk = key_bytes(hv, ks.hash_type, ks.hash_name, MAX_HASH_KEY_SIZE)
         if ks.range_name:
-            check_key_value(rv, ks.range_type, ks.range_name, MAX_RANGE_KEY_SIZE, "Range")
-            return hk, encode_key(rv)
+            return hk, key_bytes(rv, ks.range_type, ks.range_name, MAX_RANGE_KEY_SIZE)
         return hk, b""
 
     def key_of(self, item: dict) -> dict:
@@ -146,20 +151,24 @@ class Table:
                     )
 
 
-def check_key_value(value: dict, typ: str, name: str, max_size: int, which: str) -> None:
-    if typ not in value or len(value) != 1:
+def key_bytes(value: dict, typ: str, name: str, max_size: int) -> bytes:
+    """A key attribute's value checked against its declared type and size limit, encoded for storage."""
+    if len(value) != 1 or typ not in value:
         if not any(k in value for k in ("S", "N", "B")):
             raise ValidationException("Invalid attribute value type")
         raise ValidationException("One or more parameter values were invalid: Type mismatch for key")
     inner = value[typ]
-    if typ in ("S", "B") and len(inner) == 0:
+    if typ == "N":
+        return encode_key(value)
+    encoded = inner.encode("utf-8") if typ == "S" else inner
+    if not encoded:
         kind = "string" if typ == "S" else "binary"
         raise ValidationException(
             "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain "
             f"an empty {kind} value. Key: {name}"
         )
-    size = len(inner.encode("utf-8")) if typ == "S" else len(inner) if typ == "B" else 0
-    if size > max_size:
+    if len(encoded) > max_size:
         raise ValidationException(
             "Hash primary key values must be under 2048 bytes, and range primary key values must be under 1024 bytes"
         )
+    return encoded
