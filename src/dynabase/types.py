@@ -34,6 +34,9 @@ MAX_NUMBER_DIGITS = 38
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 #: integers already in DynamoDB's normal form (no sign, leading zero, or more than 38 digits)
 _PLAIN_INTEGER = re.compile(r"-?[1-9]\d{0,37}")
+#: fractions already in normal form (no leading zero, no trailing zero); at most 39 characters keeps them
+#: within 38 digits and far from the range's ends
+_PLAIN_FRACTION = re.compile(r"-?(?:0|[1-9]\d*)\.\d*[1-9]")
 
 
 def parse_number(text: Any) -> Decimal:
@@ -49,8 +52,11 @@ def parse_number(text: Any) -> Decimal:
 
 def normalize_number(text: Any) -> str:
     """A number's text in DynamoDB's normal form, validated."""
-    if type(text) is str and _PLAIN_INTEGER.fullmatch(text) is not None:
-        return text  # the common case: already normal, within precision and range
+    if type(text) is str and (
+        _PLAIN_INTEGER.fullmatch(text) is not None
+        or (len(text) <= 39 and _PLAIN_FRACTION.fullmatch(text) is not None)
+    ):
+        return text  # the common cases: already normal, within precision and range
     return format_number(parse_number(text))
 
 
@@ -249,6 +255,14 @@ def number_size(text: str) -> int:
         significant = magnitude.rstrip("0")
         length = len(significant) + (len(magnitude) - len(significant)) % 2
         return (length + 1) // 2 + 1 + (text[0] == "-")
+    if len(text) <= 39 and _PLAIN_FRACTION.fullmatch(text) is not None:
+        negative = text[0] == "-"
+        whole, fraction = text[negative:].split(".")
+        if whole == "0":  # pairs of leading zeros after the point do not count
+            pairs = (len(fraction) + 1) // 2 - (len(fraction) - len(fraction.lstrip("0"))) // 2
+        else:
+            pairs = (len(whole) + 1) // 2 + (len(fraction) + 1) // 2
+        return pairs + 1 + negative
     number = Decimal(text)
     if number.is_zero():
         return 1
