@@ -50,6 +50,10 @@ class Catalog:
     def get(self, name: Any, *, fresh: bool = True) -> Table:
         """A table by name. ``fresh=False`` trusts the cache without asking SQLite whether another connection
         changed the catalog: the caller then checks ``table.version`` itself (see ``items.read_row``)."""
+        if not fresh and type(name) is str:
+            table = self._tables.get(name)
+            if table is not None:  # a cached table's name was checked when it was first asked for
+                return table
         check_table_name(name)
         if fresh or self._version < 0:
             self.refresh()
