@@ -92,7 +92,9 @@ _BOUND_LIMIT = 2048
 _MISS = object()
 
 
-def bind_request(req: dict, make: Callable[[dict, Placeholders], Any], value_fields: tuple[str, ...] = ()) -> Any:
+def bind_request(
+    req: dict, make: Callable[[dict, Placeholders], Any], value_fields: tuple[str, ...] = ()
+) -> Any:
     """``make(req, placeholders)`` -- the request's expressions bound to its placeholders -- then the check that
     every placeholder was used.
 
@@ -190,16 +192,12 @@ class Row:
 
 def read_row(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
     """The stored item and its size, checking in the same statement that the cached table is still current."""
-    try:
-        version, text, binary, size = conn.execute(
-            f"SELECT v.user_version, t.item, t.bin, t.size FROM pragma_user_version AS v LEFT JOIN {table.sql} AS t "
-            "ON t.h = ? AND t.pk = ? AND t.sk = ?",
-            (row.h, row.pk, row.sk),
-        ).fetchone()
-    except sqlite3.OperationalError as error:
-        if "no such table" in str(error):
-            raise CatalogChanged from None
-        raise
+    version, text, binary, size = _fetch(
+        conn,
+        f"SELECT v.user_version, t.item, t.bin, t.size FROM pragma_user_version AS v LEFT JOIN {table.sql} AS t "
+        "ON t.h = ? AND t.pk = ? AND t.sk = ?",
+        row,
+    )
     if version != table.version:
         raise CatalogChanged
     if text is None:
@@ -213,17 +211,19 @@ def read_item(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
     No catalog check is needed here: a table's key schema never changes and table ids are never reused, so a
     cached table is either right or gone (``no such table``, and the engine reloads the catalog).
     """
+    found = _fetch(conn, f"SELECT item, bin, size FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?", row)
+    if found is None:
+        return None, 0
+    return load_item(found[0], found[1]), found[2]
+
+
+def _fetch(conn: Any, sql: str, row: Row) -> Any:
     try:
-        found = conn.execute(
-            f"SELECT item, bin, size FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?", (row.h, row.pk, row.sk)
-        ).fetchone()
+        return conn.execute(sql, (row.h, row.pk, row.sk)).fetchone()
     except sqlite3.OperationalError as error:
         if "no such table" in str(error):
             raise CatalogChanged from None
         raise
-    if found is None:
-        return None, 0
-    return load_item(found[0], found[1]), found[2]
 
 
 def write_row(
@@ -417,7 +417,9 @@ def update_item(engine: Engine, req: dict) -> dict:
         update, condition = _update_and_condition(req, ph)
         ph.check_unused()
     else:
-        update, condition = bind_request(req, _update_and_condition, ("UpdateExpression", "ConditionExpression"))
+        update, condition = bind_request(
+            req, _update_and_condition, ("UpdateExpression", "ConditionExpression")
+        )
     if condition is not None:
         check_scalar_keys(table, condition.paths)
     with engine.storage.write() as conn:
