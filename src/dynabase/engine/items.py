@@ -245,10 +245,16 @@ def write_row(
         conn.execute(f"DELETE FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?", (row.h, row.pk, row.sk))
     else:
         text, binary = dump_item(new)
-        conn.execute(
-            f"INSERT OR REPLACE INTO {table.sql} (h, pk, sk, item, size, bin) VALUES (?, ?, ?, ?, ?, ?)",
-            (row.h, row.pk, row.sk, text, new_size, binary),
-        )
+        if old is None:
+            conn.execute(
+                f"INSERT OR REPLACE INTO {table.sql} (h, pk, sk, item, size, bin) VALUES (?, ?, ?, ?, ?, ?)",
+                (row.h, row.pk, row.sk, text, new_size, binary),
+            )
+        else:  # in place: a replace would delete and insert the row, rebalancing the page more often
+            conn.execute(
+                f"UPDATE {table.sql} SET item = ?, size = ?, bin = ? WHERE h = ? AND pk = ? AND sk = ?",
+                (text, new_size, binary, row.h, row.pk, row.sk),
+            )
     for index in () if indexes_unchanged else table.indexes.values():
         old_key = index.key_of(old) if old is not None else None
         new_key = index.key_of(new) if new is not None else None
