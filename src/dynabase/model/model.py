@@ -255,18 +255,10 @@ class Model:
             av = get(att)
             if av is None:
                 if default is not MISSING:
-                    rec[name] = copy.deepcopy(default) if type(default) in (dict, list, set) else default
+                    rec[name] = _fresh(default)
                 continue
             value = av["S"] if "S" in av else decode(av)
-            if kind:
-                if kind == 1:
-                    value = read_date(value, ttl)
-                elif isinstance(value, str):
-                    try:
-                        value = base64.b64decode(value)
-                    except ValueError:
-                        pass
-            rec[name] = value
+            rec[name] = _read_stored(value, kind, ttl) if kind else value
         return rec
 
     def _read_written(self, rec: Mapping[str, Any]) -> dict[str, Any]:
@@ -277,17 +269,9 @@ class Model:
             value = get(name, MISSING)
             if value is MISSING:
                 if default is not MISSING:
-                    out[name] = copy.deepcopy(default) if type(default) in (dict, list, set) else default
+                    out[name] = _fresh(default)
                 continue
-            if kind:
-                if kind == 1:
-                    value = read_date(value, ttl)
-                elif isinstance(value, str):
-                    try:
-                        value = base64.b64decode(value)
-                    except ValueError:
-                        pass
-            out[name] = value
+            out[name] = _read_stored(value, kind, ttl) if kind else value
         return out
 
     def _read_raw_items(self, op: str, raws: list[dict[str, Any]], p: Mapping[str, Any]) -> list[Any]:
@@ -1491,3 +1475,20 @@ class Model:
 
 
 __all__ = ["Model", "clone", "normalize_params"]
+
+
+def _fresh(default: Any) -> Any:
+    """A field's default as a result value: a copy when it is a container the caller could change."""
+    return copy.deepcopy(default) if type(default) in (dict, list, set) else default
+
+
+def _read_stored(value: Any, kind: int, ttl: Any) -> Any:
+    """A stored value of a date field (``kind`` 1) or a binary field kept as base64 text, as the caller gets it."""
+    if kind == 1:
+        return read_date(value, ttl)
+    if isinstance(value, str):
+        try:
+            return base64.b64decode(value)
+        except ValueError:
+            pass
+    return value
