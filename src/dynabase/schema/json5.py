@@ -13,6 +13,7 @@ the document path of the enclosing object.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any
 
 from .errors import join_path
@@ -189,17 +190,7 @@ class _Parser:
 
     def object(self, path: str, depth: int) -> dict[str, Any]:
         result: dict[str, Any] = {}
-        self.pos += 1  # {
-        after_comma = False
-        while True:
-            self.skip_space()
-            if self.pos >= len(self.text):
-                self.fail("unterminated object, expected '}'")
-            if self.text[self.pos] == "}":
-                if after_comma and self.strict:
-                    self.fail("trailing commas are not allowed in JSON (use JSON5)")
-                self.pos += 1
-                return result
+        for _ in self.members("}", "object"):
             key_pos = self.pos
             key = self.key()
             if key in result:
@@ -210,15 +201,33 @@ class _Parser:
             self.pos += 1
             self.skip_space()
             result[key] = self.value(join_path(path, key), depth + 1)
+        return result
+
+    def members(self, close: str, what: str) -> Iterator[None]:
+        """Steps through the members of an object or array, comma-separated, from its opening character to
+        ``close``: each time it yields, the caller reads one member (a generator, so that nesting costs no
+        extra stack frame)."""
+        self.pos += 1  # the opening { or [
+        after_comma = False
+        while True:
+            self.skip_space()
+            if self.pos >= len(self.text):
+                self.fail(f"unterminated {what}, expected '{close}'")
+            if self.text[self.pos] == close:
+                if after_comma and self.strict:
+                    self.fail("trailing commas are not allowed in JSON (use JSON5)")
+                self.pos += 1
+                return
+            yield
             self.skip_space()
             after_comma = False
             if self.pos < len(self.text) and self.text[self.pos] == ",":
                 self.pos += 1
                 after_comma = True
                 continue
-            if self.pos < len(self.text) and self.text[self.pos] == "}":
+            if self.pos < len(self.text) and self.text[self.pos] == close:
                 continue
-            self.fail(f"expected ',' or '}}' in object, found {self.describe()}")
+            self.fail(f"expected ',' or '{close}' in {what}, found {self.describe()}")
 
     def key(self) -> str:
         ch = self.text[self.pos]
@@ -233,27 +242,9 @@ class _Parser:
 
     def array(self, path: str, depth: int) -> list[Any]:
         result: list[Any] = []
-        self.pos += 1  # [
-        after_comma = False
-        while True:
-            self.skip_space()
-            if self.pos >= len(self.text):
-                self.fail("unterminated array, expected ']'")
-            if self.text[self.pos] == "]":
-                if after_comma and self.strict:
-                    self.fail("trailing commas are not allowed in JSON (use JSON5)")
-                self.pos += 1
-                return result
+        for _ in self.members("]", "array"):
             result.append(self.value(join_path(path, len(result)), depth + 1))
-            self.skip_space()
-            after_comma = False
-            if self.pos < len(self.text) and self.text[self.pos] == ",":
-                self.pos += 1
-                after_comma = True
-                continue
-            if self.pos < len(self.text) and self.text[self.pos] == "]":
-                continue
-            self.fail(f"expected ',' or ']' in array, found {self.describe()}")
+        return result
 
     def identifier(self) -> str:
         text = self.text
