@@ -9,7 +9,7 @@ Attributes are imported on first use so ``dynabase serve`` starts fast.
 
 from __future__ import annotations
 
-from typing import Any
+from .._lazy import lazy_exports
 
 __all__ = ["DynamoDBApp", "Server", "ServerProcess", "run_in_thread", "start_subprocess"]
 
@@ -22,12 +22,4 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'dynabase.server' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _WHERE, globals())
