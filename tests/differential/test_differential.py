@@ -6,9 +6,11 @@ TransactWriteItems, TransactGetItems) over two tables (``strategies.TABLES``).  
 backends and the outcomes -- the response, or the error's Code, Message, Item and CancellationReasons -- must
 be equal after normalising only what DynamoDB leaves unspecified (see ``harness``).  Reads follow every page.
 
-Run (the random differential is opt-in with ``DYNABASE_DIFF=1`` while known disagreements remain open)::
+It runs in the default test run (and so in CI) whenever both backends of the pair are selected
+(``DYNABASE_BACKENDS``, see ``conftest``): a derandomized run of a few thousand operations, the same examples
+each time, in about a minute.  Other runs::
 
-    DYNABASE_DIFF=1 python -m pytest tests/differential -q                 # CI size, derandomized (same examples each run)
+    python -m pytest tests/differential/test_differential.py -q -rP         # the CI run, printing its size
     DYNABASE_DIFF_EXAMPLES=2000 python -m pytest tests/differential/test_differential.py -q   # bigger run
     DYNABASE_DIFF_RANDOM=1 ...                               # fresh random examples instead of the fixed ones
     DYNABASE_DIFF_PAIR=dynamodb-local,dynamodb-local ...     # DynamoDB Local against itself (self-check)
@@ -30,7 +32,6 @@ import os
 import time
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 
@@ -157,14 +158,6 @@ def check_same_state(pair: Pair) -> None:
         )
 
 
-# The random differential still finds error-ordering disagreements with DynamoDB Local (see the open issue on
-# the engine core: which of several errors in one request Local reports first, and which paths its overlap
-# messages name). Until they are settled it runs on request, so CI stays green on what is settled; every fixed
-# finding is pinned in tests/conformance/test_differential_findings.py, which CI runs on every backend.
-@pytest.mark.skipif(
-    os.environ.get("DYNABASE_DIFF") != "1",
-    reason="random differential runs with DYNABASE_DIFF=1 (known open disagreements: see the module docstring)",
-)
 def test_differential(diff_pair: Pair) -> None:
     DifferentialMachine.pair = diff_pair
     start = time.monotonic()

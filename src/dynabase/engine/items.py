@@ -296,9 +296,10 @@ def checked_item(table: Table, item: Any, updating: bool = False) -> tuple[dict,
 
 
 def check_not_key(table: Table, names: Iterable[str]) -> None:
-    """An update may not touch a key attribute."""
-    for name in names:
-        if name in table.keys.names:
+    """An update may not touch a key attribute (Local names the first one in key schema order)."""
+    touched = set(names)
+    for name in table.keys.names:
+        if name in touched:
             raise ValidationException(
                 f"One or more parameter values were invalid: Cannot update attribute {name}. "
                 "This attribute is part of the key"
@@ -308,15 +309,20 @@ def check_not_key(table: Table, names: Iterable[str]) -> None:
 def check_scalar_keys(table: Table, paths: Iterable[tuple]) -> None:
     """A document path may not go into a table key or an index key attribute (``pk.a``, ``g[0]``).
 
-    Local looks for table keys among all the paths before it looks for index keys.
+    Local goes through the key schemas -- the table's, then each LSI's, then each GSI's, hash before range --
+    and names the first key attribute that one of the paths goes into.
     """
-    nested = [path[0] for path in paths if len(path) > 1]
-    for name in nested:
-        if name in table.keys.names:
+    nested = {path[0] for path in paths if len(path) > 1}
+    if not nested:
+        return
+    for name in table.keys.names:
+        if name in nested:
             raise ValidationException(f"{_NOT_SCALAR}Key: {name}")
-    for name in nested:
-        if any(name in index.keys.names for index in table.indexes.values()):
-            raise ValidationException(f"{_NOT_SCALAR}IndexKey: {name}")
+    indexes = table.indexes.values()
+    for index in [i for i in indexes if i.kind == "LSI"] + [i for i in indexes if i.kind != "LSI"]:
+        for name in index.keys.names:
+            if name in nested:
+                raise ValidationException(f"{_NOT_SCALAR}IndexKey: {name}")
 
 
 _NOT_SCALAR = "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: "
@@ -325,8 +331,7 @@ _NOT_SCALAR = "Key attributes must be scalars; list random access '[]' and map l
 def check_update_keys(table: Table, update: BoundUpdate) -> None:
     """Local's checks of an update's paths against the keys, made after its condition passed."""
     check_not_key(table, update.paths)
-    check_scalar_keys(table, update.read_paths)
-    check_scalar_keys(table, update.updated_paths)
+    check_scalar_keys(table, update.updated_paths + update.read_paths)  # one check over all of its paths
 
 
 def check_update_size(update: Update, bound: BoundUpdate, ph: Placeholders) -> None:
@@ -472,9 +477,9 @@ def get_item(engine: Engine, req: dict) -> dict:
     mode = check_mode(req.get("ReturnConsumedCapacity"))
     key = validate_item(req.get("Key") or {})
     projection = bind_request(req, _projection)
-    row = Row(table, key)
-    if projection is not None:
+    if projection is not None:  # before the key's checks, as Local makes them
         check_scalar_keys(table, projection.paths)
+    row = Row(table, key)
     with engine.storage.lock:
         item, size = read_item(engine.storage.conn, table, row)
     out: dict[str, Any] = {}

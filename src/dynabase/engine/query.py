@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationException
-from ..expressions import key_condition
+from ..expressions.keycondition import bind_key_condition, extract_key_conditions, schema_key_condition
 from ..types import encode_key, item_size, validate_item
 from .capacity import Consumed, check_mode, read_units
 from .items import bind_condition, bind_projection, check_scalar_keys, placeholders
@@ -29,44 +29,77 @@ def scan(engine: Engine, req: dict) -> dict:
 
 
 def _read(engine: Engine, req: dict, is_query: bool) -> dict:
+    """A page of a Query or a Scan.
+
+    The request is checked in DynamoDB Local's order: the table, Limit (a Query's before its index), the index,
+    a Scan's consistent read of a GSI; the FilterExpression, the ProjectionExpression and the
+    KeyConditionExpression, each parsed and bound, then unused placeholders; a Query's paths into key
+    attributes (in the same order), its key condition's shape, its consistent read of a GSI, its key values;
+    the ExclusiveStartKey; a Query's filter on key attributes; Select; a Scan's segment (and the start key's
+    place in it) and its paths into key attributes; what a GSI projects.
+    """
     table = engine.catalog.get(req.get("TableName"))
     mode = check_mode(req.get("ReturnConsumedCapacity"))
+    if is_query:
+        _check_limit(req)
     index = table.index(req["IndexName"]) if req.get("IndexName") is not None else None
     consistent = bool(req.get("ConsistentRead"))
-    if consistent and index is not None and index.kind == "GSI":
-        raise ValidationException("Consistent reads are not supported on global secondary indexes")
+    gsi = index is not None and index.kind == "GSI"
+    if not is_query:
+        if consistent and gsi:
+            raise ValidationException(_CONSISTENT_GSI)
+        _check_limit(req)
     limit = req.get("Limit")
-    if limit is not None and (not isinstance(limit, int) or limit < 1):
-        raise ValidationException(
-            f"1 validation error detected: Value '{limit}' at 'limit' failed to satisfy constraint: "
-            "Member must have value greater than or equal to 1"
-        )
     ph = placeholders(
         req, ("KeyConditionExpression", "FilterExpression") if is_query else ("FilterExpression",)
     )
     keys = index.keys if index is not None else table.keys
-    cond = None
+    filt = bind_condition(req, ph, "FilterExpression")
+    projection = bind_projection(req, ph)
+    bound_key = None
+    if is_query and req.get("KeyConditionExpression") is not None:
+        bound_key = bind_key_condition(req["KeyConditionExpression"], ph)
+    ph.check_unused()
+    cond = segment = None
     if is_query:
-        if req.get("KeyConditionExpression") is None:
+        for bound in (filt, projection, bound_key):
+            if bound is not None:
+                check_scalar_keys(table, bound.paths)
+        if bound_key is None:
             raise ValidationException(
                 "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."
             )
-        cond = key_condition(req["KeyConditionExpression"], ph, keys.hash_name, keys.range_name)
-    filt = bind_condition(req, ph, "FilterExpression")
-    projection = bind_projection(req, ph)
-    select = _select(req, index, is_query)  # Local binds the expressions first
-    ph.check_unused()
-    if filt is not None:
-        check_scalar_keys(table, filt.paths)
-    if projection is not None:
-        check_scalar_keys(table, projection.paths)
+        conditions = extract_key_conditions(bound_key, ph)
+        if consistent and gsi:
+            raise ValidationException(_CONSISTENT_GSI)
+        cond = schema_key_condition(conditions, keys.hash_name, keys.range_name)
+        key_ranges = _key_ranges(cond, keys, index)
+    start = req.get("ExclusiveStartKey")
+    position = _start_position(table, index, start, cond, is_query) if start is not None else None
     if is_query and filt is not None:
         for path in filt.paths:
             if path[0] in keys.names:
                 raise ValidationException(
                     f"Filter Expression can only contain non-primary key attributes: Primary key attribute: {path[0]}"
                 )
-    if projection is not None and index is not None and index.kind == "GSI":
+        if index is not None and index.kind == "LSI":
+            projected = index.projected_names()
+            if projected is not None:
+                missing = sorted({path[0] for path in filt.paths} - projected)
+                if missing:
+                    raise ValidationException(
+                        f"One or more parameter values were invalid: Secondary index {index.name} does not project "
+                        f"one or more filter attributes: [{', '.join(missing)}]"
+                    )
+    select = _select(req, index, is_query)
+    if not is_query:
+        segment = _segment(req)
+        if position is not None and segment is not None:
+            _check_in_segment(position[0], segment)
+        for bound in (filt, projection):
+            if bound is not None:
+                check_scalar_keys(table, bound.paths)
+    if projection is not None and gsi:
         projected = index.projected_names()
         if projected is not None:
             missing = [n for n in projection.top_level_names if n not in projected]
@@ -75,7 +108,6 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
                     f"One or more parameter values were invalid: Global secondary index {index.name} does not "
                     f"project [{', '.join(missing)}]"
                 )
-    segment = _segment(req) if not is_query else None
 
     where, args = [], []
     if index is None:
@@ -91,16 +123,7 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
     forward = req.get("ScanIndexForward", True) is not False if is_query else True
 
     if is_query:
-        hk, range_sql, range_args = _key_ranges(cond, keys, index)
-        if filt is not None and index is not None and index.kind == "LSI":  # after the key condition's checks
-            projected = index.projected_names()
-            if projected is not None:
-                missing = sorted({path[0] for path in filt.paths} - projected)
-                if missing:
-                    raise ValidationException(
-                        f"One or more parameter values were invalid: Secondary index {index.name} does not project "
-                        f"one or more filter attributes: [{', '.join(missing)}]"
-                    )
+        hk, range_sql, range_args = key_ranges
         where.append(f"{prefix}{'ih' if index else 'h'} = ? AND {prefix}{'ik' if index else 'pk'} = ?")
         args += [partition_hash(hk), hk]
         key_col = f"{prefix}{'isk' if index else 'sk'}"
@@ -115,9 +138,7 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
         where.append(f"{hcol} >= ? AND {hcol} < ?")
         args += [lo, hi]
 
-    start = req.get("ExclusiveStartKey")
-    if start is not None:
-        position = _start_position(table, index, start, cond, is_query, segment)
+    if position is not None:
         cols_order = ([f"{prefix}{'ih' if index else 'h'}"] if not is_query else []) + order
         where.append(
             f"({', '.join(cols_order)}) {'>' if forward else '<'} ({', '.join('?' * len(position))})"
@@ -191,6 +212,18 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
             consumed.add_index(index, units)
         out["ConsumedCapacity"] = consumed.response(mode)
     return out
+
+
+_CONSISTENT_GSI = "Consistent reads are not supported on global secondary indexes"
+
+
+def _check_limit(req: dict) -> None:
+    limit = req.get("Limit")
+    if limit is not None and (not isinstance(limit, int) or limit < 1):
+        raise ValidationException(
+            f"1 validation error detected: Value '{limit}' at 'limit' failed to satisfy constraint: "
+            "Member must have value greater than or equal to 1"
+        )
 
 
 def _select(req: dict, index: Index | None, is_query: bool) -> str:
@@ -346,9 +379,7 @@ def validate_value_checked(value: dict) -> dict:
     return validate_item({"v": value})["v"]
 
 
-def _start_position(
-    table: Table, index: Index | None, start: Any, cond: Any, is_query: bool, segment: tuple[int, int] | None
-) -> list:
+def _start_position(table: Table, index: Index | None, start: Any, cond: Any, is_query: bool) -> list:
     """The ExclusiveStartKey as the tuple of sort columns to resume after."""
     if not isinstance(start, dict):
         raise ValidationException("The provided starting key is invalid")
@@ -382,13 +413,14 @@ def _start_position(
         if encode_key(start[keys.hash_name]) != hk or not _range_matches(cond, keys, start):
             raise ValidationException("The provided starting key does not match the range key predicate")
     else:
-        h = partition_hash(position[0] if index is not None else pk)
-        if segment is not None:
-            number, total = segment
-            if not number * _HASH_SPACE // total <= h < (number + 1) * _HASH_SPACE // total:
-                raise ValidationException("Exclusive start key must lie within the segment")
-        position = [h] + position
+        position = [partition_hash(position[0] if index is not None else pk)] + position
     return position
+
+
+def _check_in_segment(h: int, segment: tuple[int, int]) -> None:
+    number, total = segment
+    if not number * _HASH_SPACE // total <= h < (number + 1) * _HASH_SPACE // total:
+        raise ValidationException("Exclusive start key must lie within the segment")
 
 
 def _range_matches(cond: Any, keys: Any, start: dict) -> bool:

@@ -77,6 +77,8 @@ class _Reason(Exception):
 
     def __init__(self, code: str, message: str, item: dict | None = None) -> None:
         self.code, self.message, self.item = code, message, item
+        #: the failed action's item (table, pk, sk), for a condition failure returning the item
+        self.ident: tuple | None = None
 
     def response(self) -> dict:
         out: dict[str, Any] = {} if self.item is None else {"Item": self.item}
@@ -180,6 +182,21 @@ class _Action:
             check_scalar_keys(self.table, self.condition.paths)
         return (self.table.name, self.row.pk, self.row.sk)
 
+    def one_item_ident(self) -> tuple:
+        """The item as DynamoDB Local tells a transaction's items apart for the one-item rule: by its key values'
+        text, a Put's as stored (numbers in normal form) but the other actions' Key as written -- so ``10`` and
+        ``1E+1`` in two Keys (or ``1E+1`` in a Key and in a Put's item) are two items to the rule, though one in
+        the table, and the actions then apply one after the other."""
+        raw = self.spec.get("Key") if self.kind != "Put" else None
+        key = self.item if self.kind == "Put" else self.key
+        ident: list = [self.table.name]
+        for name in self.table.keys.names:
+            ((kind, inner),) = key[name].items()
+            if kind == "N" and raw is not None:
+                inner = raw[name]["N"]
+            ident.append((kind, inner))
+        return tuple(ident)
+
     def check_condition(self, current: dict | None) -> None:
         if self.condition is not None and not self.condition.evaluate(current or {}):
             message = "The conditional request failed" + ("." if self.kind == "ConditionCheck" else "")
@@ -199,8 +216,7 @@ class _Action:
         if self.kind == "ConditionCheck":
             return current
         if self.kind == "Update":
-            check_scalar_keys(self.table, self.update.read_paths)
-            check_scalar_keys(self.table, self.update.updated_paths)
+            check_scalar_keys(self.table, self.update.updated_paths + self.update.read_paths)
             base = current if current is not None else dict(self.key)
             self.item, self.size = checked_item(self.table, self.update.apply(base), updating=True)
         return self.item
@@ -237,6 +253,8 @@ class _Run:
     def __init__(self, engine: Engine, conn: Any) -> None:
         self.engine, self.conn = engine, conn
         self.view: dict[tuple, dict | None] = {}  # the items the earlier actions touched, as they left them
+        self.sizes: dict[tuple, int] = {}  # and their sizes
+        self.seen: set[tuple] = set()  # the items of the earlier actions that passed, for the one-item rule
 
     def evaluate(self, action: _Action) -> None:
         """Raise the action's cancellation reason, or record what it writes."""
@@ -244,31 +262,54 @@ class _Run:
             ident = action.locate(self.engine)
             touched = ident in self.view
             current, size = (
-                (self.view[ident], 0) if touched else read_row(self.conn, action.table, action.row)
+                (self.view[ident], self.sizes[ident])
+                if touched
+                else read_row(self.conn, action.table, action.row)
             )
-            action.check_condition(current)
+            try:
+                action.check_condition(current)
+            except _Reason as reason:
+                reason.ident = ident if action.return_old else None
+                raise
             action.check_key_update()
             new = action.result(current)
         except ValidationException as error:
             if error.message in _REASONS:
                 raise _Reason("ValidationError", error.message)
             raise
-        if touched:
+        one_item = action.one_item_ident()
+        if one_item in self.seen:
             raise ValidationException(_ONE_ITEM)
+        self.seen.add(one_item)
         self.view[ident] = new
+        self.sizes[ident] = size if not action.writes else action.size if new is not None else 0
         action.old, action.old_size = current, size
 
     def reasons(self, actions: list[_Action]) -> list[dict] | None:
-        """Every action's cancellation reason (``{"Code": "None"}`` for those that passed); None when all passed."""
-        reasons, failed = [], False
+        """Every action's cancellation reason (``{"Code": "None"}`` for those that passed); None when all passed.
+
+        A failed condition's ``Item`` (ReturnValuesOnConditionCheckFailure ALL_OLD) is read as DynamoDB Local
+        reads it: once every action was evaluated, so it shows the writes of the actions that passed, later
+        ones included (a later action on the same item does not break the one-item rule when this one failed).
+        """
+        outcomes: list[_Reason | None] = []
         for action in actions:
             try:
                 self.evaluate(action)
-                reasons.append({"Code": "None"})
+                outcomes.append(None)
             except _Reason as reason:
-                reasons.append(reason.response())
-                failed = True
-        return reasons if failed else None
+                outcomes.append(reason)
+        if all(reason is None for reason in outcomes):
+            return None
+        reasons = []
+        for reason in outcomes:
+            if reason is None:
+                reasons.append({"Code": "None"})
+                continue
+            if reason.ident is not None and reason.ident in self.view:
+                reason.item = self.view[reason.ident]
+            reasons.append(reason.response())
+        return reasons
 
 
 def transact_write_items(engine: Engine, req: dict) -> dict:
@@ -367,12 +408,12 @@ def transact_get_items(engine: Engine, req: dict) -> dict:
         ph = placeholders(get)
         projection = bind_projection(get, ph)
         ph.check_unused()
+        if projection is not None:  # before the key, as Local checks them
+            check_scalar_keys(table, projection.paths)
         row = _get_row(table, get.get("Key"))
         if (table.name, row.pk, row.sk) in seen:
             raise ValidationException(_ONE_ITEM)
         seen.add((table.name, row.pk, row.sk))
-        if projection is not None:
-            check_scalar_keys(table, projection.paths)
         plans.append((table, row, projection))
     responses = []
     consumed: dict[str, Consumed] = {}

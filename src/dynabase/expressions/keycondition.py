@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 from ..errors import ValidationException
 from . import ast
-from .condition import compile_condition
+from .condition import BoundCondition, compile_condition
 from .placeholders import Placeholders
 
 _KIND = "KeyConditionExpression"
@@ -29,19 +29,43 @@ def key_condition(
     Checking the values' types against the key schema ("Condition parameter type does not match schema
     type") is left to the caller, which knows the attribute types.
     """
+    bound = bind_key_condition(text, placeholders)
+    for path in bound.paths:  # (the engine checks these against all of the table's key attributes)
+        if len(path) > 1 and path[0] in (hash_name, range_name):
+            raise ValidationException(
+                "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: "
+                f"Key: {path[0]}"
+            )
+    return schema_key_condition(extract_key_conditions(bound, placeholders), hash_name, range_name)
+
+
+def bind_key_condition(text: str, placeholders: Placeholders) -> BoundCondition:
+    """Compile and bind a KeyConditionExpression as any condition (syntax, placeholder and operand checks)."""
     condition = compile_condition(text, _KIND)
-    condition.bind(placeholders)  # placeholder and operand checks, as for any condition
-    binder_names = _Names(placeholders)
-    leaves = []
-    _collect(condition.tree, leaves)
-    parsed = [_leaf(node, binder_names) for node in leaves]
-    names = [name for name, _, _ in parsed]
-    if len(parsed) > 2 or len(set(names)) != len(names):
-        raise ValidationException("KeyConditionExpressions must only contain one condition per key")
-    if range_name is None and len(parsed) == 2:  # two conditions on a hash-only key schema
+    return condition.bind(placeholders)
+
+
+def extract_key_conditions(bound: BoundCondition, placeholders: Placeholders) -> dict[str, tuple[str, tuple]]:
+    """The conditions of a bound KeyConditionExpression, ``{attribute name: (operator, values)}``.
+
+    As DynamoDB Local does, the conditions joined by AND are taken one by one, in the order written, each
+    checked (its operator, then its operands in order) before the next.
+    """
+    conditions: dict[str, tuple[str, tuple]] = {}
+    _walk(bound.tree, _Names(placeholders), conditions)
+    return conditions
+
+
+def schema_key_condition(
+    conditions: dict[str, tuple[str, tuple]], hash_name: str, range_name: str | None
+) -> KeyCondition:
+    """The key condition the extracted conditions state against a key schema, or DynamoDB's error."""
+    if len(conditions) > 2:
+        raise ValidationException("Conditions can be of length 1 or 2 only")
+    if range_name is None and len(conditions) == 2:  # two conditions on a hash-only key schema
         raise ValidationException("Query key condition not supported")
     hash_value, range_op, range_values = None, None, ()
-    for name, op, values in parsed:
+    for name, (op, values) in conditions.items():
         if name == hash_name:
             if op != "=":
                 raise ValidationException("Query key condition not supported")
@@ -55,6 +79,19 @@ def key_condition(
     return KeyCondition(hash_value, range_op, range_values)
 
 
+def _walk(node, names: _Names, conditions: dict) -> None:
+    cls = node.__class__
+    if cls is ast.And:
+        _walk(node.left, names, conditions)
+        _walk(node.right, names, conditions)
+        return
+    _check_operator(node)
+    name, op, values = _leaf(node, names)
+    if name in conditions:
+        raise ValidationException("KeyConditionExpressions must only contain one condition per key")
+    conditions[name] = (op, values)
+
+
 class _Names:
     def __init__(self, placeholders: Placeholders) -> None:
         self.ph = placeholders
@@ -62,60 +99,57 @@ class _Names:
     def path(self, node: ast.Path) -> str:
         first = node.elements[0]
         name = self.ph.names[first.text] if first.__class__ is ast.Name else first
-        if len(node.elements) > 1:
-            raise ValidationException(
-                f"Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: {name}"
-            )
+        if (
+            len(node.elements) > 1
+        ):  # (a nested path into a key attribute failed before, see check_scalar_keys)
+            raise ValidationException("KeyConditionExpressions cannot have conditions on nested attributes")
         return name
 
 
-def _collect(node, leaves: list) -> None:
-    """The conditions joined by AND, rejecting the operators a key condition cannot use."""
+def _check_operator(node) -> None:
+    """Reject the operators a key condition cannot use."""
     cls = node.__class__
-    if cls is ast.And:
-        _collect(node.left, leaves)
-        _collect(node.right, leaves)
-    elif cls is ast.Or:
+    if cls is ast.Or:
         raise ValidationException("Invalid operator used in KeyConditionExpression: OR")
-    elif cls is ast.Not:
+    if cls is ast.Not:
         raise ValidationException("Invalid operator used in KeyConditionExpression: NOT")
-    elif cls is ast.In:
+    if cls is ast.In:
         raise ValidationException("Invalid operator used in KeyConditionExpression: IN")
-    elif cls is ast.Compare and node.op == "<>":
+    if cls is ast.Compare and node.op == "<>":
         raise ValidationException("Invalid operator used in KeyConditionExpression: <>")
-    elif cls is ast.Function and node.name != "begins_with":
+    if cls is ast.Function and node.name != "begins_with":
         raise ValidationException(f"Invalid operator used in KeyConditionExpression: {node.name}")
-    else:
-        leaves.append(node)
 
 
 def _leaf(node, names: _Names) -> tuple[str, str, tuple]:
-    """``(attribute name, operator, values)`` of one key condition."""
+    """``(attribute name, operator, values)`` of one key condition, its operands checked in order."""
     if node.__class__ is ast.Compare:
         operands, op = [node.left, node.right], node.op
     elif node.__class__ is ast.Between:
         operands, op = [node.subject, node.low, node.high], "BETWEEN"
     else:
         operands, op = list(node.args), "begins_with"
-    if any(o.__class__ is ast.Function for o in operands):
-        raise ValidationException("KeyConditionExpressions cannot contain nested operations")
-    paths = [o for o in operands if o.__class__ is ast.Path]
-    if len(paths) > 1:
-        raise ValidationException(
-            "Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition"
-        )
-    if not paths:
+    name = None
+    values = []
+    for operand in operands:
+        cls = operand.__class__
+        if cls is ast.Path:
+            if name is not None:
+                raise ValidationException(
+                    "Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition"
+                )
+            name = names.path(operand)
+        elif cls is ast.Value:
+            if name is None:
+                if op in ("BETWEEN", "begins_with"):
+                    raise ValidationException(
+                        f"Invalid condition in KeyConditionExpression: {op} operator must have the key attribute "
+                        "as its first operand"
+                    )
+                op = _FLIPPED[op]
+            values.append(names.ph.values[operand.text])
+        else:
+            raise ValidationException("KeyConditionExpressions cannot contain nested operations")
+    if name is None:
         raise ValidationException("Invalid condition in KeyConditionExpression: No key attribute specified")
-    if op == "begins_with" and operands[0].__class__ is not ast.Path:
-        raise ValidationException(
-            "Invalid condition in KeyConditionExpression: begins_with operator must have the key attribute as its first operand"
-        )
-    if op == "BETWEEN" and operands[0].__class__ is not ast.Path:
-        raise ValidationException(
-            "Invalid condition in KeyConditionExpression: BETWEEN operator must have the key attribute as its first operand"
-        )
-    name = names.path(paths[0])
-    values = tuple(names.ph.values[o.text] for o in operands if o.__class__ is ast.Value)
-    if op in _FLIPPED and operands[0].__class__ is not ast.Path:
-        op = _FLIPPED[op]
-    return name, op, values
+    return name, op, tuple(values)

@@ -7,6 +7,7 @@ is always a ``str``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 from ..errors import ValidationException
 
@@ -45,21 +46,98 @@ def getter(path: tuple) -> Callable[[dict], dict | None]:
     return get
 
 
-def check_overlaps(paths: list[tuple], kind: str) -> None:
-    """Raise DynamoDB's error for two paths where one contains the other, or that use one level both ways."""
-    for j, second in enumerate(paths):
-        for first in paths[:j]:
-            for a, b in zip(first, second, strict=False):
-                if a == b and a.__class__ is b.__class__:
-                    continue
-                if a.__class__ is not b.__class__:
-                    raise ValidationException(
-                        f"Invalid {kind}: Two document paths conflict with each other; must remove or rewrite one "
-                        f"of these paths; path one: {format_path(first)}, path two: {format_path(second)}"
-                    )
-                break
-            else:
-                raise ValidationException(
-                    f"Invalid {kind}: Two document paths overlap with each other; must remove or rewrite one of "
-                    f"these paths; path one: {format_path(first)}, path two: {format_path(second)}"
-                )
+# DynamoDB Local (its ExpressionValidator) adds the paths of a projection or an update expression, last written
+# first, to a tree whose levels are Java HashMaps keyed by path element, and names the paths of an overlap or a
+# conflict from that tree: "path one" is the path being added, "path two" is the path it shares with the tree
+# down to the level of the clash, then continued from that level by following each level's *first* key in
+# HashMap iteration order (which need not be the clashing element: it can be a sibling) down to a leaf.  A
+# conflict (a level used both as a map and as a list) is checked only against that first key too.  So the
+# messages depend on Java's hash codes; ``java_order`` reproduces the iteration order of a HashMap.
+
+_HASH_SEED = 8191 * 127  # commons-lang HashCodeBuilder(8191, 127) with one field appended
+
+
+def _java_string_hash(text: str) -> int:
+    h = 0
+    data = text.encode("utf-16-be", "surrogatepass")
+    for i in range(0, len(data), 2):
+        h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
+    return h
+
+
+@lru_cache(maxsize=4096)
+def _bucket_hash(element: str | int) -> int:
+    """The spread hash java.util.HashMap buckets a path element by."""
+    h = (_HASH_SEED + (element if element.__class__ is int else _java_string_hash(element))) & 0xFFFFFFFF
+    return h ^ (h >> 16)
+
+
+def _mask(size: int) -> int:
+    """The bucket mask of a Java HashMap of ``size`` keys: 16 buckets, doubled whenever more than 3/4 full."""
+    capacity = 16
+    while size > capacity * 3 // 4:
+        capacity *= 2
+    return capacity - 1
+
+
+def _first_key(children: dict) -> str | int:
+    """The key a Java HashMap holding ``children`` (inserted in dict order) iterates first."""
+    if len(children) == 1:
+        return next(iter(children))
+    mask = _mask(len(children))
+    return min(enumerate(children), key=lambda pair: (_bucket_hash(pair[1]) & mask, pair[0]))[1]
+
+
+def java_order(children: dict) -> list:
+    """The keys of ``children`` (inserted in dict order) in a Java HashMap's iteration order: by bucket, and
+    within a bucket in insertion order."""
+    if len(children) == 1:
+        return list(children)
+    mask = _mask(len(children))
+    ranked = sorted(enumerate(children), key=lambda pair: (_bucket_hash(pair[1]) & mask, pair[0]))
+    return [key for _, key in ranked]
+
+
+class PathTree:
+    """The document paths of one expression, as DynamoDB Local checks them for overlaps and conflicts."""
+
+    __slots__ = ("prefix", "error", "root")
+
+    def __init__(self, kind: str | None, error: type[ValidationException] = ValidationException) -> None:
+        #: ``kind`` names the expression in messages (``Invalid ProjectionExpression: ...``); PartiQL has none
+        self.prefix = f"Invalid {kind}: " if kind else ""
+        self.error = error
+        #: element -> subtree (a dict), or None where a path ends
+        self.root: dict = {}
+
+    def add(self, path: tuple) -> None:
+        node = self.root
+        for depth, element in enumerate(path):
+            if element not in node:
+                # the keys of a level all have one class (a clash is never added), so any key tells
+                if node and next(iter(node)).__class__ is not element.__class__:
+                    raise self._clash("conflict", path, depth, node)
+                node[path[depth]] = _chain(path[depth + 1 :])
+                return
+            child = node[element]
+            if child is None or depth == len(path) - 1:
+                raise self._clash("overlap", path, depth, node)
+            node = child
+
+    def _clash(self, what: str, path: tuple, depth: int, node: dict) -> ValidationException:
+        other = list(path[:depth])
+        while node:
+            key = _first_key(node)
+            other.append(key)
+            node = node[key]
+        return self.error(
+            f"{self.prefix}Two document paths {what} with each other; must remove or rewrite one of these paths; "
+            f"path one: {format_path(path)}, path two: {format_path(tuple(other))}"
+        )
+
+
+def _chain(rest: tuple) -> dict | None:
+    node = None
+    for element in reversed(rest):
+        node = {element: node}
+    return node

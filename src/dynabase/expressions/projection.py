@@ -7,7 +7,7 @@ from functools import lru_cache
 from . import ast
 from .binder import Binder, check_names
 from .parser import parse_projection
-from .paths import check_overlaps
+from .paths import PathTree
 from .placeholders import Placeholders
 
 _KIND = "ProjectionExpression"
@@ -23,10 +23,13 @@ class Projection:
 
     def bind(self, placeholders: Placeholders) -> BoundProjection:
         binder = Binder(placeholders, _KIND)
-        paths = []
-        for node in self.tree.paths:
-            paths.append(binder.path(node))
-            check_overlaps(paths, _KIND)
+        # DynamoDB resolves the paths last to first, adding each to its overlap-checking tree as it goes
+        nodes = self.tree.paths
+        paths: list = [None] * len(nodes)
+        tree = PathTree(_KIND)
+        for index in range(len(nodes) - 1, -1, -1):
+            paths[index] = path = binder.path(nodes[index])
+            tree.add(path)
         return BoundProjection(paths)
 
 

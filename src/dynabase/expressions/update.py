@@ -15,7 +15,7 @@ from ..types import DECIMAL_CONTEXT, check_number, normalize_number
 from . import ast
 from .binder import Binder, Operand, check_names
 from .parser import parse_update
-from .paths import check_overlaps, getter
+from .paths import PathTree, getter, java_order
 from .placeholders import Placeholders
 from .values import LONG_TYPE_NAMES, type_of
 
@@ -40,9 +40,10 @@ class Update:
         binder = _UpdateBinder(placeholders, _KIND)
         # DynamoDB binds the actions last to first: all paths (checking overlaps), then all values
         paths: list = [None] * len(self.actions)
+        tree = PathTree(_KIND)
         for index in range(len(self.actions) - 1, -1, -1):
-            paths[index] = binder.path(self.actions[index].path)
-            check_overlaps(paths[index:], _KIND)
+            paths[index] = path = binder.path(self.actions[index].path)
+            tree.add(path)
         steps: list = [None] * len(self.actions)
         for index in range(len(self.actions) - 1, -1, -1):
             action, path = self.actions[index], paths[index]
@@ -77,6 +78,7 @@ class BoundUpdate:
         #: the top-level attribute names the update touches (for "This attribute is part of the key")
         self.paths: list[str] = list(dict.fromkeys(path[0] for path in self.updated_paths))
         self._getters = [getter(path) for path in self.updated_paths]
+        self._walk = _walk_order(self.updated_paths)
 
     def updated_attributes(self, item: dict) -> dict:
         """The top-level attributes of ``item`` holding an updated path, as ReturnValues UPDATED_OLD (pass the
@@ -94,48 +96,28 @@ class BoundUpdate:
     def apply(self, item: dict) -> dict:
         """The item after the update (``item`` itself is not modified); raises DynamoDB's errors.
 
-        As DynamoDB does: first every path into an existing attribute must be valid for update, then values
-        are computed and combined (an operand of the wrong type fails at once), then come the errors for missing
-        attributes: in a value, then under a path being updated.
+        As DynamoDB Local does, the actions are visited along the tree of their paths (see :func:`_walk_order`),
+        and the first error met on the way is raised: a path through a missing or non-container value is invalid
+        for update, a SET value refers to a missing attribute or has an operand of the wrong type, an ADD or
+        DELETE meets a value of the wrong type.  Only then are the results written.
         """
         new = dict(item)
-        copied: set[str] = set()
-        targets: list = []
-        bad_path = False
-        for _, path, _ in self.steps:
-            top = path[0]
-            if len(path) > 1 and top not in new:
-                bad_path = True
-                targets.append(None)
-                continue
-            if len(path) > 1 and top not in copied:
-                new[top] = _copy(new[top])
-                copied.add(top)
-            targets.append(_parent(new, path))
-        results: list = [None] * len(self.steps)
-        absent = False
-        for index in range(len(self.steps) - 1, -1, -1):
-            op, _, value = self.steps[index]
-            if op == "SET":
-                value = value(item)
-                absent = absent or value is ABSENT
-            elif op != "REMOVE" and targets[index] is not None:
-                parent, key = targets[index]
-                current = _child(parent, key)
-                if op == "ADD":
-                    value = _add(current, value)
-                elif current is not None:
-                    value = _delete(current, value)
-                else:
-                    value = ABSENT  # nothing to delete from
-            results[index] = value
-        if absent:
-            raise ValidationException(MISSING)
-        if bad_path:
-            raise ValidationException(BAD_PATH)
+        steps = self.steps
+        results: list = [None] * len(steps)
+        targets: list = [None] * len(steps)
+        for element, sub in self._walk:
+            if sub.__class__ is int:
+                targets[sub] = (new, element)
+                results[sub] = _result(steps[sub], new.get(element), item)
+            else:
+                value = new.get(element)
+                if value is None:
+                    raise ValidationException(BAD_PATH)
+                new[element] = value = _copy(value)
+                _visit(sub, value, steps, results, targets, item)
         appends: dict[int, tuple] = {}  # id(list) -> (list, [(index, value)])
         removals = []
-        for (op, path, _), (parent, key), value in zip(self.steps, targets, results, strict=True):
+        for (op, path, _), (parent, key), value in zip(steps, targets, results, strict=True):
             if op == "REMOVE" or (op == "DELETE" and value is None):
                 removals.append((path, parent, key))
             elif value is not ABSENT:
@@ -149,6 +131,54 @@ class BoundUpdate:
         for target, pending in appends.values():
             target.extend(value for _, value in sorted(pending, key=lambda p: p[0]))
         return new
+
+
+def _walk_order(paths: list[tuple]) -> list:
+    """The order DynamoDB Local visits an update's actions in: the tree of their paths (built from the last
+    action to the first, see :class:`~.paths.PathTree`), each level in Java HashMap iteration order.  A level
+    is a list of ``(element, sub)``: ``sub`` is the index of the action ending there, or the next level."""
+    root: dict = {}
+    for index in range(len(paths) - 1, -1, -1):
+        node, path = root, paths[index]
+        for element in path[:-1]:
+            node = node.setdefault(element, {})
+        node[path[-1]] = index
+
+    def level(node: dict) -> list:
+        return [(e, node[e] if node[e].__class__ is int else level(node[e])) for e in java_order(node)]
+
+    return level(root)
+
+
+def _visit(level: list, value: dict, steps: list, results: list, targets: list, item: dict) -> None:
+    """Visit the actions under ``level`` inside ``value`` (a copy the results will be written into)."""
+    container = value.get("L" if level[0][0].__class__ is int else "M")
+    if container is None:
+        raise ValidationException(BAD_PATH)
+    for element, sub in level:
+        child = _child(container, element)
+        if sub.__class__ is int:
+            targets[sub] = (container, element)
+            results[sub] = _result(steps[sub], child, item)
+        else:
+            if child is None:
+                raise ValidationException(BAD_PATH)
+            _visit(sub, child, steps, results, targets, item)
+
+
+def _result(step: tuple, current: dict | None, item: dict):
+    """What one action writes where ``current`` is now: a value, None (remove it) or ABSENT (leave it)."""
+    op, _, value = step
+    if op == "SET":
+        value = value(item)
+        if value is ABSENT:
+            raise ValidationException(MISSING)
+        return value
+    if op == "REMOVE":
+        return None
+    if op == "ADD":
+        return _add(current, value)
+    return _delete(current, value) if current is not None else ABSENT  # nothing to delete from
 
 
 class _Absent:
@@ -252,25 +282,6 @@ def _copy(value: dict) -> dict:
     if kind == "L":
         return {"L": [_copy(v) for v in inner]}
     return value
-
-
-def _parent(item: dict, path: tuple):
-    """``(container, key)`` holding the path's last element: the item or a map's dict, or a list."""
-    if len(path) == 1:
-        return item, path[0]
-    value = item.get(path[0])
-    for element in path[1:-1]:
-        value = _child(_container(value, element), element)
-    last = path[-1]
-    return _container(value, last), last
-
-
-def _container(value: dict | None, element):
-    if value is not None:
-        inner = value.get("L" if element.__class__ is int else "M")
-        if inner is not None:
-            return inner
-    raise ValidationException(BAD_PATH)
 
 
 def _child(container, key):

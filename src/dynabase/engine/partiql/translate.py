@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ...errors import ResourceNotFoundException, ValidationException
+from ...expressions.paths import PathTree
 from ...types import MAX_HASH_KEY_SIZE, MAX_RANGE_KEY_SIZE, encode_key, format_number, parse_number
 from .conditions import (
     CONDITION_FUNCTIONS,
@@ -156,10 +157,6 @@ def _expression_statement(expr: Node, wanted: int, parameters: list | None, tabl
 # -- translation --------------------------------------------------------------------------------------------
 
 
-def _path_text(name: str, steps: list) -> str:
-    return "[" + ", ".join([name] + [f"[{s}]" if isinstance(s, int) else s for s in steps]) + "]"
-
-
 class _Translator(Expressions):
     """Planning of one statement against the tables' key schemas."""
 
@@ -167,6 +164,8 @@ class _Translator(Expressions):
         super().__init__(parameters)
         self.tables = tables
         self.context = context
+        #: errors an UPDATE's values raise only after its paths passed the overlap check (see ``update``)
+        self.late: list[StatementError] = []
 
     # -- keys
 
@@ -281,15 +280,10 @@ class _Translator(Expressions):
         for label in labels:
             if labels.count(label) > 1:
                 raise StatementError(f"Duplicate identifiers in select clause: {label}")
-        full = [(item.name, self.steps(item)) for item in node.items]  # type: ignore[union-attr]
-        for i, (name, steps) in enumerate(full):
-            for other_name, other_steps in full[i + 1 :]:
-                short, long = sorted([(name, steps), (other_name, other_steps)], key=lambda p: len(p[1]))
-                if short[0] == long[0] and long[1][: len(short[1])] == short[1]:
-                    raise StatementError(
-                        "Two document paths overlap with each other; must remove or rewrite one of these paths; "
-                        f"path one: {_path_text(*short)}, path two: {_path_text(*long)}"
-                    )
+        # the same path tree as a ProjectionExpression's, but fed in the order written
+        tree = PathTree(None, StatementError)
+        for item in node.items:
+            tree.add((item.name, *self.steps(item)))  # type: ignore[union-attr]
         return shape
 
     def select(self, node: Select) -> ReadPlan:
@@ -498,11 +492,11 @@ class _Translator(Expressions):
         return table
 
     def update(self, node: Update) -> WritePlan:
+        # DynamoDB's order: the statement's own errors (WHERE, then the actions' values); the actions' paths,
+        # as written, through the overlap tree; a value's unary minus on a non-constant; then the key
         table = self.target(node)
-        key, rest = self.full_key(table, node.where)
-        if key is None:
-            raise MissingKey(MISSING_KEY)
         clauses: dict[str, list[str]] = {"SET": [], "REMOVE": [], "ADD": [], "DELETE": []}
+        self.late = []
         for action, path, value in node.actions:
             if action == "remove":
                 clauses["REMOVE"].append(self.path(path))
@@ -510,6 +504,14 @@ class _Translator(Expressions):
                 clauses["ADD" if value.name == "set_add" else "DELETE"].append(self.set_function(path, value))
             else:
                 clauses["SET"].append(f"{self.path(path)} = {self.update_value(value)}")
+        tree = PathTree(None, StatementError)
+        for _, path, _ in node.actions:
+            tree.add((path.name, *self.steps(path)))
+        if self.late:
+            raise self.late[0]
+        key, rest = self.full_key(table, node.where)
+        if key is None:
+            raise MissingKey(MISSING_KEY)
         update = " ".join(f"{k} {', '.join(v)}" for k, v in clauses.items() if v)
         condition = f"attribute_exists({self.ph.name(table.keys.hash_name)})"
         if rest:
@@ -555,9 +557,13 @@ class _Translator(Expressions):
             text = f"{self.update_value(node.left, False)} {node.op} {self.update_value(node.right, False)}"
             return text if top else f"({text})"
         if isinstance(node, Unary) and node.op == "-" and self.constant(node) is None:
-            raise StatementError(
-                "Incorrect number of operands for operator or function; operator or function: -, number of operands: 1"
+            self.late.append(
+                StatementError(
+                    "Incorrect number of operands for operator or function; operator or function: -, number of "
+                    "operands: 1"
+                )
             )
+            return "-"
         if isinstance(node, Call):
             if node.name in _UPDATE_FUNCTIONS:
                 return f"{node.name}({', '.join(self.update_value(a, False) for a in node.args)})"
