@@ -7,7 +7,8 @@ Targets (the same requests, the same data, one process):
 * ``moto``          -- ``moto.mock_aws`` with ``boto3.client("dynamodb")``: the usual in-process fake.
 * ``sqlite-floor``  -- plain ``sqlite3`` doing the same storage work without DynamoDB semantics: items in
   ``(pk BLOB, sk BLOB, item TEXT) WITHOUT ROWID``, a GSI table ``(gpk, gsk, pk, sk)``, WAL + synchronous=NORMAL,
-  one ``BEGIN IMMEDIATE`` transaction per write, the item dict JSON-encoded on write and decoded on read.
+  one ``BEGIN IMMEDIATE`` transaction per write, the item dict JSON-encoded on write and decoded on read (with
+  the engine's codec: orjson when installed).
 
 Operations: put (new ~300-byte item carrying a GSI key), get (by key), query of 25 (a partition of 30 items,
 Limit 25), GSI query (a GSI partition of 10 items), update with a condition (``SET #c = #c + :one`` with
@@ -290,8 +291,8 @@ class SqliteFloor(Target):
             "CREATE TABLE gsi (gpk BLOB NOT NULL, gsk BLOB NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, "
             "PRIMARY KEY (gpk, gsk, pk, sk)) WITHOUT ROWID"
         )
-        self._dumps = json.JSONEncoder(separators=(",", ":")).encode
-        self._loads = json.loads
+        # the JSON codec the engine itself uses (orjson when installed), so the floor stays a lower bound
+        self._dumps, self._loads = item_codec()
 
     def op(self, name: str) -> Callable[[dict], Any]:
         return getattr(self, "_" + name)
@@ -378,6 +379,16 @@ class SqliteFloor(Target):
 
     def close(self) -> None:
         self.conn.close()
+
+
+def item_codec() -> tuple[Callable[[Any], str], Callable[[str], Any]]:
+    """(dumps, loads) for items: orjson when installed, as the engine's storage does; else the stdlib."""
+    try:
+        import orjson
+    except ImportError:
+        return json.JSONEncoder(separators=(",", ":")).encode, json.loads
+    dumps = orjson.dumps
+    return (lambda item: dumps(item).decode("utf-8")), orjson.loads
 
 
 def make_target(name: str, tmp: str) -> Target:

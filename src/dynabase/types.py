@@ -33,7 +33,7 @@ MAX_NUMBER_DIGITS = 38
 
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 #: integers already in DynamoDB's normal form (no sign, leading zero, or more than 38 digits)
-_PLAIN_INTEGER = re.compile(r"-?[1-9]\d{0,37}")
+PLAIN_INTEGER = re.compile(r"-?[1-9]\d{0,37}")
 #: fractions already in normal form (no leading zero, no trailing zero); at most 39 characters keeps them
 #: within 38 digits and far from the range's ends
 _PLAIN_FRACTION = re.compile(r"-?(?:0|[1-9]\d*)\.\d*[1-9]")
@@ -53,7 +53,7 @@ def parse_number(text: Any) -> Decimal:
 def normalize_number(text: Any) -> str:
     """A number's text in DynamoDB's normal form, validated."""
     if type(text) is str and (
-        _PLAIN_INTEGER.fullmatch(text) is not None
+        PLAIN_INTEGER.fullmatch(text) is not None
         or (len(text) <= 39 and _PLAIN_FRACTION.fullmatch(text) is not None)
     ):
         return text  # the common cases: already normal, within precision and range
@@ -250,7 +250,7 @@ def to_bytes(value: Any) -> bytes:
 def number_size(text: str) -> int:
     """Bytes DynamoDB counts for a number: one per base-100 digit pair (aligned on the decimal point),
     one more, and one more again for a negative number."""
-    if _PLAIN_INTEGER.fullmatch(text) is not None:
+    if PLAIN_INTEGER.fullmatch(text) is not None:
         magnitude = text.lstrip("-")
         significant = magnitude.rstrip("0")
         length = len(significant) + (len(magnitude) - len(significant)) % 2

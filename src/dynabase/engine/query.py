@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationException
+from ..expressions import Placeholders
 from ..expressions.keycondition import bind_key_condition, extract_key_conditions, schema_key_condition
 from ..types import encode_key, item_size, validate_item
 from .capacity import Consumed, check_mode, read_units
-from .items import bind_condition, bind_projection, check_scalar_keys, placeholders
+from .items import bind_condition, bind_projection, bind_request, check_scalar_keys
 from .schema import Index, Table
 from .storage import load_item, partition_hash
 
@@ -50,16 +51,13 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
             raise ValidationException(_CONSISTENT_GSI)
         _check_limit(req)
     limit = req.get("Limit")
-    ph = placeholders(
-        req, ("KeyConditionExpression", "FilterExpression") if is_query else ("FilterExpression",)
-    )
     keys = index.keys if index is not None else table.keys
-    filt = bind_condition(req, ph, "FilterExpression")
-    projection = bind_projection(req, ph)
-    bound_key = None
-    if is_query and req.get("KeyConditionExpression") is not None:
-        bound_key = bind_key_condition(req["KeyConditionExpression"], ph)
-    ph.check_unused()
+    if is_query:
+        filt, projection, bound_key, ph = bind_request(
+            req, _bind_query, ("KeyConditionExpression", "FilterExpression")
+        )
+    else:
+        filt, projection, bound_key, ph = bind_request(req, _bind_scan, ("FilterExpression",))
     cond = segment = None
     if is_query:
         for bound in (filt, projection, bound_key):
@@ -215,6 +213,21 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
 
 
 _CONSISTENT_GSI = "Consistent reads are not supported on global secondary indexes"
+
+
+def _bind_query(req: dict, ph: Placeholders) -> tuple:
+    """A Query's expressions bound in Local's order (filter, projection, key condition), and the placeholders
+    (the key condition's values are taken from them; a cached binding keeps them, as equal requests have equal
+    placeholders)."""
+    filt = bind_condition(req, ph, "FilterExpression")
+    projection = bind_projection(req, ph)
+    text = req.get("KeyConditionExpression")
+    bound_key = bind_key_condition(text, ph) if text is not None else None
+    return filt, projection, bound_key, ph
+
+
+def _bind_scan(req: dict, ph: Placeholders) -> tuple:
+    return bind_condition(req, ph, "FilterExpression"), bind_projection(req, ph), None, ph
 
 
 def _check_limit(req: dict) -> None:

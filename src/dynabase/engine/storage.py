@@ -55,25 +55,40 @@ def _decode_binary(obj: dict) -> dict:
     return obj
 
 
-_dumps_plain = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _dumps_binary = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_encode_default).encode
+_stdlib_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_stdlib_scan = json.JSONDecoder().scan_once  # our own compact JSON: no surrounding whitespace to skip
+
+
+def _stdlib_loads(text: str) -> Any:
+    return _stdlib_scan(text, 0)[0]
+
+
+try:  # orjson writes exactly the same compact text, 3-6x faster; the standard library's codec otherwise
+    import orjson
+except ImportError:  # pragma: no cover - orjson is a dependency, but the engine does not need it
+    _dumps_plain, _loads_plain = _stdlib_dumps, _stdlib_loads
+else:
+    _orjson_dumps = orjson.dumps
+
+    def _dumps_plain(item: dict) -> str:
+        return _orjson_dumps(item).decode("utf-8")
+
+    _loads_plain = orjson.loads
 
 
 def dump_item(item: dict) -> tuple[str, int]:
     """An item as stored: JSON text, and 1 when it holds binary values (stored base64, decoded on load)."""
     try:
         return _dumps_plain(item), 0
-    except TypeError:  # bytes somewhere in the item
+    except TypeError:  # bytes somewhere in the item (orjson's JSONEncodeError is a TypeError too)
         return _dumps_binary(item), 1
-
-
-_scan = json.JSONDecoder().scan_once  # our own compact JSON: no surrounding whitespace to skip
 
 
 def load_item(text: str, binary: int) -> dict:
     if binary:
         return json.loads(text, object_hook=_decode_binary)
-    return _scan(text, 0)[0]
+    return _loads_plain(text)
 
 
 # -- the connection ------------------------------------------------------------------------------------------
