@@ -828,3 +828,32 @@ def test_paths_into_keys_name_the_first_key_in_schema_order(client, hr, update, 
         "ValidationException",
         SCALARS + "IndexKey: l",
     )
+
+
+# -- 14: a number set that ADD or DELETE leaves unchanged keeps its members as stored ---------------------------
+
+# Local writes a number set it builds in normal form ("1E+1" becomes "10"), but an ADD that adds nothing new and a
+# DELETE that removes nothing leave the stored set as it was.
+
+
+@pytest.mark.parametrize(
+    "update, value, expected",
+    [
+        ("DELETE a :v", ["3"], {"1E+1", "2.50"}),  # nothing removed
+        ("DELETE a :v", ["2.5"], {"10"}),  # a member removed: the set is rebuilt
+        ("ADD a :v", ["10"], {"1E+1", "2.50"}),  # nothing new
+        ("ADD a :v", ["7"], {"10", "2.5", "7"}),  # a member added: the set is rebuilt
+    ],
+)
+def test_number_set_unchanged_by_add_or_delete_stays_as_stored(client, hr, update, value, expected):
+    key = {"pk": {"S": "n"}, "sk": {"N": "1"}}
+    client.update_item(
+        TableName=hr,
+        Key=key,
+        UpdateExpression="ADD a :v",
+        ExpressionAttributeValues={":v": {"NS": ["1E+1", "2.50"]}},
+    )
+    client.update_item(
+        TableName=hr, Key=key, UpdateExpression=update, ExpressionAttributeValues={":v": {"NS": value}}
+    )
+    assert set(client.get_item(TableName=hr, Key=key)["Item"]["a"]["NS"]) == expected

@@ -322,13 +322,15 @@ def _add(current: dict | None, value: dict) -> dict:
     if kind == "N":
         return _number(DECIMAL_CONTEXT.add(Decimal(current["N"]), Decimal(value["N"])))
     members = list(current[kind])
-    if kind == "NS":  # Local writes the members of the set it builds in normal form
-        members = [normalize_number(m) for m in members]
+    if kind == "NS":
         seen = {Decimal(m) for m in members}
-        members.extend(normalize_number(m) for m in value[kind] if Decimal(m) not in seen)
-    else:
-        seen = set(members)
-        members.extend(m for m in value[kind] if m not in seen)
+        added = [normalize_number(m) for m in value[kind] if Decimal(m) not in seen]
+        if not added:  # Local leaves a set it does not change as stored
+            return current
+        # and writes the members of a set it builds in normal form
+        return {kind: [normalize_number(m) for m in members] + added}
+    seen = set(members)
+    members.extend(m for m in value[kind] if m not in seen)
     return {kind: members}
 
 
@@ -338,7 +340,10 @@ def _delete(current: dict, value: dict) -> dict | None:
         raise ValidationException(BAD_TYPE)
     if kind == "NS":
         gone = {Decimal(m) for m in value[kind]}
-        members = [normalize_number(m) for m in current[kind] if Decimal(m) not in gone]  # as for ADD
+        kept = [m for m in current[kind] if Decimal(m) not in gone]
+        if len(kept) == len(current[kind]):  # nothing removed: the set stays as stored, as for ADD
+            return current
+        members = [normalize_number(m) for m in kept]
     else:
         gone = set(value[kind])
         members = [m for m in current[kind] if m not in gone]
