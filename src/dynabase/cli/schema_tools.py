@@ -165,10 +165,30 @@ def _load(path: str) -> Any:
     try:
         return load(path)
     except SchemaError as exc:
-        for issue in exc.errors:
-            print(str(issue), file=sys.stderr)
-        print(f"{path}: invalid schema", file=sys.stderr)
+        _print_issues(exc, f"{path}: invalid schema")
         return None
+
+
+def _print_issues(error: Any, summary: str) -> None:
+    """A SchemaError's issues, one per line, then what they mean for the command."""
+    for issue in error.errors:
+        print(str(issue), file=sys.stderr)
+    print(summary, file=sys.stderr)
+
+
+def _emit(text: str, target: str | Path | None, details: str = "") -> int:
+    """Write a command's output to ``target`` (standard output when None), saying where it went."""
+    if not target:
+        sys.stdout.write(text)
+        return EXIT_OK
+    try:
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+        Path(target).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        print(f"cannot write {target}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"wrote {target}{details}", file=sys.stderr)
+    return EXIT_OK
 
 
 def run_docs(args: argparse.Namespace) -> int:
@@ -181,18 +201,9 @@ def run_docs(args: argparse.Namespace) -> int:
     doc = docs.build(schema, title=args.title or schema_title(schema, args.schema))
     text = docs.render_markdown(doc) if args.format == "md" else docs.render_html(doc)
     if not args.out:
-        sys.stdout.write(text)
-        return EXIT_OK
+        return _emit(text, None)
     stem = Path(args.schema).stem if args.schema != "-" else "schema"
-    target = Path(args.out) / f"{stem}.{args.format}"
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        print(f"cannot write {target}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_ERROR
-    print(f"wrote {target}", file=sys.stderr)
-    return EXIT_OK
+    return _emit(text, Path(args.out) / f"{stem}.{args.format}")
 
 
 def run_iac(args: argparse.Namespace) -> int:
@@ -217,16 +228,7 @@ def run_iac(args: argparse.Namespace) -> int:
     except (ValueError, RuntimeError) as exc:
         print(f"dynabase iac: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    if not args.out:
-        sys.stdout.write(text)
-        return EXIT_OK
-    try:
-        Path(args.out).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        print(f"cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_ERROR
-    print(f"wrote {args.out}", file=sys.stderr)
-    return EXIT_OK
+    return _emit(text, args.out)
 
 
 def run_import_workbench(args: argparse.Namespace) -> int:
@@ -248,23 +250,14 @@ def run_import_workbench(args: argparse.Namespace) -> int:
     try:
         schema = import_workbench(model, table=args.table, version=args.version)
     except SchemaError as exc:
-        for issue in exc.errors:
-            print(str(issue), file=sys.stderr)
-        print(f"{args.model}: cannot import", file=sys.stderr)
+        _print_issues(exc, f"{args.model}: cannot import")
         return EXIT_ERROR
     try:
         if Path(args.out).suffix.lower() in (".yaml", ".yml"):
             text = to_yaml(schema)
         else:
             text = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
-        Path(args.out).write_text(text, encoding="utf-8")
     except RuntimeError as exc:
         print(f"dynabase import-workbench: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    except OSError as exc:
-        print(f"cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_ERROR
-    print(
-        f"wrote {args.out}: {len(schema['models'])} models, {len(schema['indexes'])} indexes", file=sys.stderr
-    )
-    return EXIT_OK
+    return _emit(text, args.out, f": {len(schema['models'])} models, {len(schema['indexes'])} indexes")
