@@ -18,20 +18,9 @@ from dynabase.transfer import TransferError, export_table, import_table
 from dynabase.transfer.destination import Destination, destination_of, normalise_endpoint
 
 from .helpers import Recorder, dump, embedded, item_json, put_all, simple_table, write_lines
+from .test_resume import Stop, stop_after
 
 LINES = 60  # three batches: 25, 25, 10
-
-
-class Stop(Exception):
-    pass
-
-
-def stop_after(batches: int) -> Any:
-    def hook(written: int) -> None:
-        if written == batches:
-            raise Stop
-
-    return hook
 
 
 @pytest.fixture
