@@ -5,6 +5,7 @@ and each destination keeps its own progress, so both resume."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,9 @@ def test_another_table_of_the_same_database_is_imported(tmp_path: Path, export: 
     assert not summary.already_complete and summary.imported == LINES
     assert count(target, "copy") == LINES
     assert len(notes) == 1 and "only has progress for table 'tab' in" in notes[0]
+    notes.clear()
+    assert import_table(target, export, table="copy", restart=True, log=notes.append).imported == LINES
+    assert notes == []  # asked for: no note about the other destination
 
 
 def test_a_new_in_memory_database_is_imported(export: Path) -> None:
@@ -233,3 +237,22 @@ def test_destination_of_clients(tmp_path: Path) -> None:
     assert destination_of(remote, "t") == Destination("t", endpoint="http://127.0.0.1:1", region="ap-south-1")
     with pytest.raises(TransferError, match="cannot tell where a object writes"):
         destination_of(object(), "t")
+
+
+def test_two_destinations_at_once_share_the_checkpoint_file(tmp_path: Path, export: Path) -> None:
+
+    clients = [embedded(str(tmp_path / f"{name}.db")) for name in ("a", "b")]
+    results: list[Any] = []
+
+    def load(client: Any) -> None:
+        results.append(import_table(client, export, create=True, log=lambda _: None))
+
+    threads = [threading.Thread(target=load, args=(client,)) for client in clients]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(r.imported for r in results) == [LINES, LINES]
+    for client in clients:
+        assert count(client, "tab") == LINES
+        assert import_table(client, export).already_complete

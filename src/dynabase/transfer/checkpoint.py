@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,8 @@ from .destination import Destination
 from .errors import TransferError
 
 CHECKPOINT_VERSION = 2
+
+_saving = threading.Lock()  # one read-merge-write of a checkpoint file at a time in this process
 
 
 @dataclass
@@ -93,9 +96,17 @@ class CheckpointFile:
         return [c for c in imports if not c.destination.gone]
 
     def save(self, checkpoint: Checkpoint) -> None:
-        """Record ``checkpoint``, keeping the other destinations' imports as they are in the file now."""
-        others = [c for c in self.load() if c.destination != checkpoint.destination]
-        document = {"version": CHECKPOINT_VERSION, "imports": [c.to_json() for c in [*others, checkpoint]]}
-        temporary = self.path.with_name(f".{self.path.name}.tmp")
-        temporary.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-        os.replace(temporary, self.path)
+        """Record ``checkpoint``, keeping the other destinations' imports as they are in the file now.
+
+        Imports into two destinations may run at once: each re-reads the file before writing its own record
+        (through a temporary file of its own), one thread at a time. Between processes, a write that slips
+        in between can only set the other's progress back, which makes it redo batches (PutItem again, the
+        same items), never skip any.
+        """
+        with _saving:
+            others = [c for c in self.load() if c.destination != checkpoint.destination]
+            imports = [c.to_json() for c in [*others, checkpoint]]
+            document = {"version": CHECKPOINT_VERSION, "imports": imports}
+            temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+            temporary.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+            os.replace(temporary, self.path)

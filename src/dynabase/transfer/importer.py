@@ -331,7 +331,7 @@ def _checkpoint_for(
         raise TransferError(
             f"{wanted} holds the rejected lines of the import into {owner}; pass another --rejects"
         )
-    if others:
+    if others and not restart:
         where = "; ".join(str(c.destination) for c in others[:3]) + ("; ..." if len(others) > 3 else "")
         log(
             f"note: checkpoint {checkpoints.path} only has progress for {where}; importing into "
