@@ -37,7 +37,8 @@ class Destination:
     @property
     def gone(self) -> bool:
         """An in-memory database no engine of this process holds any more: nothing can resume into it."""
-        return self.in_memory and self.database[len(MEMORY) :] not in set(_memory_tokens.values())  # type: ignore[index]
+        token = (self.database or "")[len(MEMORY) :]
+        return self.in_memory and token not in set(_memory_tokens.values())
 
     def __str__(self) -> str:
         if self.in_memory:
