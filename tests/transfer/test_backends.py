@@ -80,7 +80,12 @@ def test_cli_against_an_endpoint(
     name = unique_table_name()
     make_table.created.append(name)
     common = ["--endpoint-url", endpoint, "--region", "us-east-1", "--quiet"]
+    # tried locally first: the endpoint import must not take the local checkpoint for its own
+    local = ["--db", str(tmp_path / "local.db"), "--quiet"]
+    assert main(["import", str(tmp_path / "a.jsonl"), "--table", name, "--create", *local]) == 0
     assert main(["import", str(tmp_path / "a.jsonl"), "--table", name, "--create", *common]) == 0
+    assert f"created table {name}; imported {ITEMS} of {ITEMS} lines" in capsys.readouterr().out
+    assert dump(client, name) == dump(source, "alltypes")
     assert (
         main(["export", name, "--out", str(tmp_path / "b"), "--format", "s3", "--segments", "2", *common])
         == 0

@@ -9,7 +9,12 @@ TABLE = "demo-orders"
 
 
 def register(commands: Any) -> None:
-    p = commands.add_parser("demo", help="run a short end-to-end demo on the embedded engine")
+    p = commands.add_parser(
+        "demo",
+        help="run a short end-to-end demo on the embedded engine",
+        description=f"Create the table {TABLE} (with a GSI) in a database file, write, update with a "
+        "condition, query the table and the index, and print what happens at each step.",
+    )
     p.add_argument(
         "--db", default="dynabase-demo.db", help="database file (default: %(default)s; ':memory:' works)"
     )

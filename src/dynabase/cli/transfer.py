@@ -73,8 +73,12 @@ def register(commands: Any) -> None:
         help="import JSON lines or an S3 export into a table (resumable)",
         description="Write every item of a JSON lines file or a DynamoDB S3 export directory (detected "
         "automatically) into a table with BatchWriteItem. Resumable: a checkpoint (PATH.dynabase-progress) "
-        "records progress and a re-run carries on from it. Bad lines are reported with file and line number "
-        "and saved to PATH.rejects.jsonl; the rest is imported (exit status 2 when any were rejected).",
+        "records progress per destination (the --db file, or --endpoint-url and region, and the table) and a "
+        "re-run into the same destination carries on from it; an import into another destination starts "
+        "from the beginning, with a note, and each keeps its own progress. Bad lines are reported with file "
+        "and line number and saved to PATH.rejects.jsonl (PATH.<destination>.rejects.jsonl when another "
+        "destination's import keeps its rejects there); the rest is imported (exit status 2 when any were "
+        "rejected).",
     )
     load.add_argument("path", metavar="PATH", help="a .jsonl file (plain or gzip) or an S3 export directory")
     load.add_argument(
@@ -88,6 +92,11 @@ def register(commands: Any) -> None:
         "--checkpoint", metavar="FILE", help="checkpoint file (default: PATH.dynabase-progress)"
     )
     load.add_argument("--rejects", metavar="FILE", help="rejected lines file (default: PATH.rejects.jsonl)")
+    load.add_argument(
+        "--restart",
+        action="store_true",
+        help="import from the start, dropping this destination's progress in the checkpoint",
+    )
     load.add_argument("--quiet", "-q", action="store_true", help="no progress line")
     load.set_defaults(run=run_import)
 
@@ -138,6 +147,8 @@ def _guarded(command: str, args: argparse.Namespace, work: Any) -> int:
         )
     except BotoCoreError as error:
         return _error(command, str(error))
+    except BrokenPipeError:  # the reader of stdout/stderr went away (network errors come as botocore's)
+        raise
     except OSError as error:
         where = f" {error.filename}" if getattr(error, "filename", None) else ""
         return _error(command, f"{error.strerror or error}{where}")
@@ -190,12 +201,13 @@ def run_import(args: argparse.Namespace) -> int:
             create=args.create,
             checkpoint=args.checkpoint,
             rejects=args.rejects,
+            restart=args.restart,
             progress=not args.quiet,
         )
         if summary.already_complete:
             line = (
-                f"nothing to do: {summary.path} was already imported into {summary.table} "
-                f"(checkpoint {summary.checkpoint}; delete it to import again)"
+                f"nothing to do: {summary.path} was already imported into {summary.destination} "
+                f"(checkpoint {summary.checkpoint}; pass --restart to import it again)"
             )
         else:
             created = f"created table {summary.table}; " if summary.created else ""

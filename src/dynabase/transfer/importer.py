@@ -21,8 +21,9 @@ from typing import IO, Any
 
 from botocore.exceptions import ClientError
 
-from .checkpoint import Checkpoint
+from .checkpoint import Checkpoint, CheckpointFile
 from .codec import InvalidItem, Item, parse_line
+from .destination import Destination, destination_of
 from .errors import TransferError
 from .progress import Progress
 from .retry import Backoff
@@ -36,6 +37,8 @@ MAX_REPORTED = 50  # rejects printed to stderr per run; all of them go to the re
 @dataclass
 class ImportSummary:
     table: str
+    #: where the items went: the database file or endpoint + region, and the table
+    destination: Destination
     path: Path
     format: str  # "jsonl" or "s3"
     #: non-blank input lines dealt with, over all runs of this import (a resumed one counts the earlier runs)
@@ -61,8 +64,15 @@ def default_checkpoint(path: Path) -> Path:
     return path.with_name(path.name + ".dynabase-progress")
 
 
-def default_rejects(path: Path) -> Path:
-    return path.with_name(path.name + ".rejects.jsonl")
+def default_rejects(path: Path, destination: Destination, taken: set[str]) -> Path:
+    """``PATH.rejects.jsonl``, unless another destination's import of PATH keeps its rejects there."""
+    candidate = path.with_name(path.name + ".rejects.jsonl").absolute()
+    number = 1
+    while str(candidate) in taken:
+        suffix = destination.label() + (f"-{number}" if number > 1 else "")
+        candidate = path.with_name(f"{path.name}.{suffix}.rejects.jsonl").absolute()
+        number += 1
+    return candidate
 
 
 class KeyCheck:
@@ -119,8 +129,7 @@ class _Import:
         table: str,
         source: Source,
         state: Checkpoint,
-        checkpoint_path: Path,
-        rejects_path: Path,
+        checkpoints: CheckpointFile,
         check: KeyCheck,
         backoff: Backoff,
         meter: Progress,
@@ -128,7 +137,7 @@ class _Import:
         on_batch: Callable[[int], None] | None,
     ) -> None:
         self.client, self.table, self.source, self.state = client, table, source, state
-        self.checkpoint_path, self.rejects_path = checkpoint_path, rejects_path
+        self.checkpoints, self.rejects_path = checkpoints, Path(state.rejects)
         self.check, self.backoff, self.meter, self.log, self.on_batch = check, backoff, meter, log, on_batch
         self.batch: list[_Pending] = []
         self.batch_keys: set[tuple[Any, ...]] = set()
@@ -230,7 +239,7 @@ class _Import:
             self.rejects.flush()
             self.state.rejects_size = self.rejects.tell()
         self.state.complete = final
-        self.state.save(self.checkpoint_path)
+        self.checkpoints.save(self.state)
         self.advance_meter()
         if wrote and self.on_batch is not None:
             self.on_batch(self.state.batches)
@@ -290,6 +299,52 @@ def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def _checkpoint_for(
+    checkpoints: CheckpointFile,
+    destination: Destination,
+    input_path: Path,
+    fingerprint: list[list[Any]],
+    rejects: str | os.PathLike[str] | None,
+    restart: bool,
+    log: Callable[[str], None],
+) -> tuple[Checkpoint, bool]:
+    """This destination's progress from the checkpoint file and True, or a new checkpoint and False (after a
+    note when the file records imports into other destinations)."""
+    imports = checkpoints.load()
+    others = [c for c in imports if c.destination != destination]
+    mine = None if restart else next((c for c in imports if c.destination == destination), None)
+    wanted = str(Path(rejects).absolute()) if rejects else None
+    if mine is not None:
+        if mine.files != fingerprint:
+            raise TransferError(
+                f"the input changed since checkpoint {checkpoints.path} was written; import it again from the "
+                "start with --restart (restart=True)"
+            )
+        if wanted is not None and wanted != mine.rejects:
+            raise TransferError(
+                f"the import being resumed keeps its rejected lines in {mine.rejects}; pass that --rejects "
+                "file, or --restart to import from the start"
+            )
+        return mine, True
+    owner = next((c.destination for c in others if c.rejects == wanted), None)
+    if owner is not None:
+        raise TransferError(
+            f"{wanted} holds the rejected lines of the import into {owner}; pass another --rejects"
+        )
+    if others and not restart:
+        where = "; ".join(str(c.destination) for c in others[:3]) + ("; ..." if len(others) > 3 else "")
+        log(
+            f"note: checkpoint {checkpoints.path} only has progress for {where}; importing into "
+            f"{destination} from the start (each destination keeps its own progress)"
+        )
+    taken = {c.rejects for c in others}
+    rejects_path = Path(rejects).absolute() if rejects else default_rejects(input_path, destination, taken)
+    state = Checkpoint(
+        destination, input=str(input_path.resolve()), rejects=str(rejects_path), files=fingerprint
+    )
+    return state, False
+
+
 def import_table(
     client: Any,
     path: str | os.PathLike[str],
@@ -298,6 +353,7 @@ def import_table(
     checkpoint: str | os.PathLike[str] | None = None,
     *,
     rejects: str | os.PathLike[str] | None = None,
+    restart: bool = False,
     progress: bool | Progress = False,
     log: Callable[[str], None] | None = None,
     on_batch: Callable[[int], None] | None = None,
@@ -306,11 +362,14 @@ def import_table(
     """Import a JSON lines file or an S3 export directory (auto-detected) into ``table``.
 
     ``table`` defaults to the name in the export's ``table.json`` (or the S3 summary's tableArn). With
-    ``create=True`` a missing table is created from ``table.json`` first. The checkpoint
-    (``<path>.dynabase-progress`` unless given) makes a re-run continue where an interrupted one stopped, and
-    a finished import is not redone. Rejected lines go to ``rejects`` (``<path>.rejects.jsonl``) and ``log``
-    (stderr). ``on_batch(n)`` is called after the n-th batch is written and checkpointed (tests use it to
-    interrupt an import).
+    ``create=True`` a missing table is created from ``table.json`` first. The checkpoint file
+    (``<path>.dynabase-progress`` unless given) records progress per destination (the client's database file,
+    or its endpoint and region, and the table): a re-run into the same destination continues where an
+    interrupted one stopped and a finished import is not redone; an import into another destination starts
+    from the beginning, after a note. ``restart=True`` drops this destination's progress. Rejected lines go to
+    ``rejects`` (``<path>.rejects.jsonl``, or ``<path>.<destination>.rejects.jsonl`` when another
+    destination's import keeps its rejects there) and ``log`` (stderr). ``on_batch(n)`` is called after the
+    n-th batch is written and checkpointed (tests use it to interrupt an import).
     """
     started = time.monotonic()
     log = log or _stderr
@@ -321,30 +380,16 @@ def import_table(
     if not name:
         raise TransferError(f"no table name given and no table.json beside {source.path} to take it from")
     input_path = source.path
-    checkpoint_path = Path(checkpoint) if checkpoint else default_checkpoint(input_path)
-    rejects_path = Path(rejects) if rejects else default_rejects(input_path)
+    destination = destination_of(client, name)
+    checkpoints = CheckpointFile(Path(checkpoint) if checkpoint else default_checkpoint(input_path))
     fingerprint = [[f.display, f.size] for f in source.files]
 
-    state = Checkpoint.load(checkpoint_path)
-    resumed = state is not None
-    if state is not None:
-        if state.table != name:
-            raise TransferError(
-                f"checkpoint {checkpoint_path} is for an import into table {state.table!r}, not {name!r}; "
-                "delete it (or pass another --checkpoint) to start a new import"
-            )
-        if state.files != fingerprint:
-            raise TransferError(
-                f"the input changed since checkpoint {checkpoint_path} was written; delete the checkpoint "
-                "to import it from the start"
-            )
-    else:
-        state = Checkpoint(input=str(input_path.resolve()), table=name, files=fingerprint)
+    state, resumed = _checkpoint_for(checkpoints, destination, input_path, fingerprint, rejects, restart, log)
 
     def summary(created: bool, already: bool) -> ImportSummary:
-        assert state is not None
         return ImportSummary(
             table=name,
+            destination=destination,
             path=input_path,
             format=source.kind,
             lines=state.lines,
@@ -355,8 +400,8 @@ def import_table(
             created=created,
             resumed=resumed,
             already_complete=already,
-            checkpoint=checkpoint_path,
-            rejects=rejects_path,
+            checkpoint=checkpoints.path,
+            rejects=Path(state.rejects),
         )
 
     if state.complete:
@@ -400,14 +445,15 @@ def import_table(
         name,
         source,
         state,
-        checkpoint_path,
-        rejects_path,
+        checkpoints,
         KeyCheck(description),
         backoff,
         meter,
         log_line,
         on_batch,
     )
+    if not resumed:  # from here on, this destination's earlier progress (--restart) is gone
+        checkpoints.save(state)
     try:
         run.run()
     finally:
