@@ -152,32 +152,40 @@ class Storage:
 
 
 class _WriteTransaction:
-    """The context manager behind :meth:`Storage.write` (a class: cheaper than a generator on the hot path)."""
+    """The context manager behind :meth:`Storage.write` (a class: cheaper than a generator on the hot path).
 
-    __slots__ = ("storage", "outer")
+    Inside another transaction it is a savepoint: an error rolls back this part alone, as if it had run alone
+    (the caller may catch the error and go on, as a batch does for each of its statements)."""
+
+    __slots__ = ("storage", "nested")
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
-        self.outer = False
+        self.nested = False
 
     def __enter__(self) -> sqlite3.Connection:
         storage = self.storage
         storage.lock.acquire()
         conn = storage.conn
-        if conn.in_transaction:
-            self.outer = True
-            return conn
         try:
-            conn.execute("BEGIN IMMEDIATE")
+            if conn.in_transaction:
+                self.nested = True
+                conn.execute("SAVEPOINT dynabase_nested")
+            else:
+                conn.execute("BEGIN IMMEDIATE")
         except BaseException:
             storage.lock.release()
             raise
         return conn
 
     def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
-        storage = self.storage
+        conn = self.storage.conn
         try:
-            if not self.outer:
-                storage.conn.execute("ROLLBACK" if kind is not None else "COMMIT")
+            if self.nested:
+                if kind is not None:
+                    conn.execute("ROLLBACK TO dynabase_nested")
+                conn.execute("RELEASE dynabase_nested")
+            else:
+                conn.execute("ROLLBACK" if kind is not None else "COMMIT")
         finally:
-            storage.lock.release()
+            self.storage.lock.release()

@@ -1,0 +1,183 @@
+"""Tables created, used and deleted at once by several threads or processes sharing one database.
+
+Every error a caller sees must be one DynamoDB answers for such a race (ResourceNotFoundException,
+ResourceInUseException), never an internal failure, a sqlite3 error or the engine's own retry signal; and what
+is left afterwards is whole: every table in the catalog is readable, no data table is orphaned.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+import dynabase
+from backends import boto3_client
+from dynabase.server import run_in_thread
+
+from . import churn as churn_module
+
+NAMES = ("churn-a", "churn-b")
+#: the answers DynamoDB gives to a request that loses a race with CreateTable or DeleteTable
+RACE_ERRORS = {"ResourceNotFoundException", "ResourceInUseException"}
+churn = churn_module.churn
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def _run_threads(client: Any, threads: int, seconds: float) -> Counter:
+    results: list[dict] = []
+
+    def work(seed: int) -> None:
+        results.append(churn(client, seed, seconds, NAMES))
+
+    pool = [threading.Thread(target=work, args=(seed,)) for seed in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    total: Counter = Counter()
+    for outcome in results:
+        total.update(outcome)
+    return total
+
+
+def _assert_only_race_errors(outcomes: Counter) -> None:
+    bad = {k: v for k, v in outcomes.items() if k != "ok" and k.split(":")[0] not in RACE_ERRORS}
+    assert not bad, f"errors no DynamoDB caller should see: {bad}"
+    assert outcomes["ok"] > 50, outcomes  # the churn did run calls that succeeded
+
+
+def _integrity_problems(raw: sqlite3.Connection) -> list[str]:
+    """SQLite's integrity check, less its false "NULL value in T.C" on WITHOUT ROWID tables whose NOT NULL column
+    precedes primary-key columns (SQLite 3.40 reports it for every row of an index table): such a message
+    stands only when a NULL is really there."""
+    problems = []
+    for (line,) in raw.execute("PRAGMA integrity_check"):
+        match = re.fullmatch(r"NULL value in (\w+)\.(\w+)", line)
+        if match and not raw.execute(f"SELECT 1 FROM {match[1]} WHERE {match[2]} IS NULL LIMIT 1").fetchone():
+            continue
+        if line != "ok":
+            problems.append(line)
+    return problems
+
+
+def _assert_whole(path: str) -> None:
+    """SQLite's integrity check passes and every data table belongs to a table in the catalog."""
+    with sqlite3.connect(path) as raw:
+        assert _integrity_problems(raw) == []
+        ids = {str(r[0]) for r in raw.execute("SELECT id FROM dynabase_tables")}
+        sql_tables = [r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    orphans = [t for t in sql_tables if t.startswith("t") and t[1:].split("_")[0] not in ids]
+    assert not orphans, f"data tables with no catalog entry: {orphans}"
+    client = dynabase.connect(path)
+    try:
+        for name in client.list_tables()["TableNames"]:
+            client.describe_table(TableName=name)
+            client.scan(TableName=name)
+    finally:
+        client.close()
+
+
+def test_threads_racing_ddl_on_one_embedded_client_see_only_dynamodb_errors(tmp_path):
+    path = str(tmp_path / "churn.db")
+    client = dynabase.connect(path)
+    try:
+        outcomes = _run_threads(client, threads=4, seconds=2.0)
+    finally:
+        client.close()
+    _assert_only_race_errors(outcomes)
+    _assert_whole(path)
+
+
+def test_threads_racing_ddl_in_memory_see_only_dynamodb_errors():
+    client = dynabase.connect(":memory:")
+    try:
+        outcomes = _run_threads(client, threads=3, seconds=1.5)
+    finally:
+        client.close()
+    _assert_only_race_errors(outcomes)
+
+
+def test_threads_racing_ddl_through_the_server_see_only_dynamodb_errors(tmp_path):
+    path = str(tmp_path / "served.db")
+    engine = dynabase.Engine(path)
+    url, stop = run_in_thread(engine)
+    try:
+        client = boto3_client("dynamodb", url)  # SDK retries off: every 500 would reach the caller
+        outcomes = _run_threads(client, threads=3, seconds=2.0)
+    finally:
+        stop()
+        engine.close()
+    _assert_only_race_errors(outcomes)
+    _assert_whole(path)
+
+
+@pytest.mark.slow
+def test_processes_racing_ddl_on_one_file_see_only_dynamodb_errors(tmp_path):
+    import json
+
+    path = str(tmp_path / "shared.db")
+    dynabase.connect(path).close()
+    procs = [
+        subprocess.Popen(
+            [sys.executable, churn_module.__file__, path, str(seed), "4", ",".join(NAMES)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(SRC)},
+        )
+        for seed in range(3)
+    ]
+    outcomes: Counter = Counter()
+    for proc in procs:
+        out, _ = proc.communicate(timeout=120)
+        assert proc.returncode == 0
+        outcomes.update(json.loads(out))
+    _assert_only_race_errors(outcomes)
+    _assert_whole(path)
+
+
+def _put_until_gone(client: Any, failures: list) -> None:
+    for n in range(30):
+        try:
+            client.put_item(TableName="race-table", Item={"pk": {"S": "w"}, "sk": {"S": str(n)}})
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ResourceNotFoundException":
+                failures.append(error)
+            return
+        except BaseException as error:  # surfaced by the test
+            failures.append(error)
+            return
+
+
+def test_a_call_racing_a_delete_completes_before_it_or_finds_no_table(tmp_path):
+    """Each put lands before the DeleteTable (and goes with the table) or gets ResourceNotFoundException;
+    none lands in the table created next under the same name."""
+    path = str(tmp_path / "race.db")
+    client = dynabase.connect(path)
+    other = dynabase.connect(path)  # a second connection: its catalog cache goes stale behind its back
+    try:
+        for round_ in range(15):
+            churn_module.create(client, "race-table", random.Random(round_), 0)
+            assert client.scan(TableName="race-table")["Count"] == 0
+            other.put_item(TableName="race-table", Item={"pk": {"S": "warm"}, "sk": {"S": "0"}})
+            failures: list[BaseException] = []
+            thread = threading.Thread(target=_put_until_gone, args=(other, failures))
+            thread.start()
+            time.sleep(0.001 * (round_ % 5))
+            client.delete_table(TableName="race-table")
+            thread.join()
+            assert not failures, failures
+    finally:
+        client.close()
+        other.close()
