@@ -181,3 +181,55 @@ def test_a_call_racing_a_delete_completes_before_it_or_finds_no_table(tmp_path):
     finally:
         client.close()
         other.close()
+
+
+def test_a_request_whose_table_keeps_changing_gets_its_answer(tmp_path, monkeypatch):
+    """Another connection changes the catalog between every look-up and read: the request is run again, the
+    last time holding the write lock, and answers as if alone."""
+    from dynabase.engine.engine import ATTEMPTS
+
+    path = str(tmp_path / "moving.db")
+    client = dynabase.connect(path)
+    other = dynabase.connect(path)
+    churn_module.create(client, "moving", random.Random(0), 0)
+    engine = client.engine
+    looked_up = []
+    original = engine.catalog.get
+
+    def get_then_change(name, **options):
+        table = original(name, **options)
+        looked_up.append(engine.storage.conn.in_transaction)
+        if len(looked_up) < ATTEMPTS:  # the catalog moves on under the request (not under the last run)
+            other.create_table(
+                TableName=f"other-{len(looked_up)}",
+                KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+                AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
+                BillingMode="PAY_PER_REQUEST",
+            )
+        return table
+
+    monkeypatch.setattr(engine.catalog, "get", get_then_change)
+    client.put_item(TableName="moving", Item={"pk": {"S": "a"}, "sk": {"S": "1"}, "g": {"S": "x"}})
+    assert len(looked_up) == ATTEMPTS and looked_up[-1] is True
+    monkeypatch.undo()
+    assert client.get_item(TableName="moving", Key={"pk": {"S": "a"}, "sk": {"S": "1"}})["Item"]["g"] == {
+        "S": "x"
+    }
+    client.close()
+    other.close()
+
+
+def test_a_nested_write_that_fails_rolls_back_only_its_own_part():
+    from dynabase.engine.storage import Storage
+
+    storage = Storage(":memory:")
+    storage.conn.execute("CREATE TABLE t (k TEXT PRIMARY KEY)")
+    with storage.write() as conn:
+        conn.execute("INSERT INTO t VALUES ('outer')")
+        with pytest.raises(ValueError), storage.write() as inner:
+            inner.execute("INSERT INTO t VALUES ('inner')")
+            raise ValueError
+        with storage.write() as inner:
+            inner.execute("INSERT INTO t VALUES ('kept')")
+    assert [r[0] for r in storage.conn.execute("SELECT k FROM t ORDER BY k")] == ["kept", "outer"]
+    storage.close()
