@@ -110,7 +110,12 @@ class Engine:
         if handler is None:
             raise UnknownOperationException("An unknown operation was requested.")
         try:
-            return self._run_current(operation, handler, request)
+            try:
+                return self._run(operation, handler, request)
+            except Exception as error:
+                if not catalog_moved(error):
+                    raise
+            return self._run_again(operation, handler, request)
         except DynamoDBError:
             raise
         except RecursionError:
@@ -119,17 +124,17 @@ class Engine:
             log.exception("internal error in %s", operation)
             raise InternalFailure(_INTERNAL)
 
-    def _run_current(self, operation: str, handler: Handler, request: dict[str, Any]) -> dict[str, Any]:
-        """Run the request against the current catalog: when another thread or process changed a table under it,
-        reload the catalog and run it again; the last run holds the database's write lock, under which no
-        connection can change the catalog, so a request always ends in its own answer."""
-        for _ in range(ATTEMPTS - 1):
+    def _run_again(self, operation: str, handler: Handler, request: dict[str, Any]) -> dict[str, Any]:
+        """Run a request again after another thread or process changed a table under it: against the reloaded
+        catalog, and the last time holding the database's write lock, under which no connection can change the
+        catalog, so a request always ends in its own answer."""
+        for _ in range(ATTEMPTS - 2):
+            self.catalog.forget()
             try:
                 return self._run(operation, handler, request)
             except Exception as error:
                 if not catalog_moved(error):
                     raise
-                self.catalog.forget()
         with self.storage.write():
             self.catalog.forget()  # another thread may have cached a table since: read it under the lock
             return self._run(operation, handler, request)
