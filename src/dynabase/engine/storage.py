@@ -15,12 +15,16 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import sqlite3
 import threading
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
+
+from ..errors import StorageError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS dynabase_tables (
@@ -100,20 +104,28 @@ class Storage:
     def __init__(self, path: str = ":memory:", *, timeout: float = 30.0) -> None:
         self.path = path
         self.lock = threading.RLock()
-        self.conn = sqlite3.connect(
-            path, timeout=timeout, isolation_level=None, check_same_thread=False, cached_statements=512
-        )
         #: an in-memory database has no other connection, so its catalog cannot change behind our back
         self.private = path == ":memory:"
         self._version = 0
-        self.conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-        if path != ":memory:" and not path.startswith("file::memory:"):
-            self.conn.execute("PRAGMA journal_mode = WAL")
-        # NORMAL in WAL mode: a committed write survives a crash of the process (not of the OS before a checkpoint).
-        self.conn.execute("PRAGMA synchronous = NORMAL")
-        self.conn.execute("PRAGMA foreign_keys = OFF")
-        with self.write():
-            self.conn.execute(SCHEMA)
+        try:
+            self.conn = sqlite3.connect(
+                path, timeout=timeout, isolation_level=None, check_same_thread=False, cached_statements=512
+            )
+        except sqlite3.Error as error:
+            raise StorageError(path, _open_failure(path, error)) from error
+        try:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+            if path != ":memory:" and not path.startswith("file::memory:"):
+                self.conn.execute("PRAGMA journal_mode = WAL")
+            # NORMAL in WAL mode: a committed write survives a crash of the process (not of the OS before a
+            # checkpoint).
+            self.conn.execute("PRAGMA synchronous = NORMAL")
+            self.conn.execute("PRAGMA foreign_keys = OFF")
+            with self.write():
+                self.conn.execute(SCHEMA)
+        except sqlite3.Error as error:  # not a database, read-only, ...
+            self.conn.close()
+            raise StorageError(path, _open_failure(path, error)) from error
 
     # Transactions: writes take the database's write lock up front (BEGIN IMMEDIATE), so a read-check-write
     # sequence (conditions, updates) is atomic across threads and processes.
@@ -149,6 +161,18 @@ class Storage:
     def close(self) -> None:
         with self.lock:
             self.conn.close()
+
+
+def _open_failure(path: str, error: sqlite3.Error) -> str:
+    """Why SQLite could not open or set up ``path``, in the user's terms where the file system tells."""
+    target = Path(path).expanduser().absolute()
+    if not target.parent.is_dir():
+        return f"directory {target.parent} does not exist"
+    if target.is_dir():
+        return "it is a directory"
+    if not os.access(target if target.exists() else target.parent, os.W_OK):
+        return f"permission denied ({error})"
+    return str(error)
 
 
 class _WriteTransaction:
