@@ -57,7 +57,9 @@ def create(client, name, rng, n):
 
 
 def put(client, name, rng, n):
-    client.put_item(TableName=name, Item={"pk": {"S": f"p{n % 3}"}, "sk": {"S": str(n)}, "g": {"S": "x"}})
+    client.put_item(
+        TableName=name, Item={"pk": {"S": f"p{n % 3}"}, "sk": {"S": str(n)}, "g": {"S": "x"}, "h": {"S": "y"}}
+    )
 
 
 def update(client, name, rng, n):
@@ -126,6 +128,27 @@ def list_tables(client, name, rng, n):
     client.list_tables()
 
 
+def toggle_index(client, name, rng, n):
+    """Add the GSI ``by-h`` when the table lacks it, else delete it."""
+    indexes = client.describe_table(TableName=name)["Table"].get("GlobalSecondaryIndexes", [])
+    if any(i["IndexName"] == "by-h" for i in indexes):
+        client.update_table(TableName=name, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "by-h"}}])
+        return
+    client.update_table(
+        TableName=name,
+        AttributeDefinitions=[{"AttributeName": "h", "AttributeType": "S"}],
+        GlobalSecondaryIndexUpdates=[
+            {
+                "Create": {
+                    "IndexName": "by-h",
+                    "KeySchema": [{"AttributeName": "h", "KeyType": "HASH"}],
+                    "Projection": {"ProjectionType": "KEYS_ONLY"},
+                }
+            }
+        ],
+    )
+
+
 def delete(client, name, rng, n):
     client.delete_table(TableName=name)
 
@@ -146,6 +169,7 @@ OPS = [
     transact,
     describe,
     list_tables,
+    toggle_index,
     delete,
 ]
 

@@ -31,6 +31,8 @@ from . import churn as churn_module
 NAMES = ("churn-a", "churn-b")
 #: the answers DynamoDB gives to a request that loses a race with CreateTable or DeleteTable
 RACE_ERRORS = {"ResourceNotFoundException", "ResourceInUseException"}
+#: and the one UpdateTable gives when another call added the same index first
+INDEX_RACE = "ValidationException: Attempting to create an index which already exists"
 churn = churn_module.churn
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -53,7 +55,11 @@ def _run_threads(client: Any, threads: int, seconds: float) -> Counter:
 
 
 def _assert_only_race_errors(outcomes: Counter) -> None:
-    bad = {k: v for k, v in outcomes.items() if k != "ok" and k.split(":")[0] not in RACE_ERRORS}
+    bad = {
+        k: v
+        for k, v in outcomes.items()
+        if k not in ("ok", INDEX_RACE) and k.split(":")[0] not in RACE_ERRORS
+    }
     assert not bad, f"errors no DynamoDB caller should see: {bad}"
     assert outcomes["ok"] > 50, outcomes  # the churn did run calls that succeeded
 
@@ -233,3 +239,59 @@ def test_a_nested_write_that_fails_rolls_back_only_its_own_part():
             inner.execute("INSERT INTO t VALUES ('kept')")
     assert [r[0] for r in storage.conn.execute("SELECT k FROM t ORDER BY k")] == ["kept", "outer"]
     storage.close()
+
+
+def _add_index(client: Any, index: str, attribute: str) -> None:
+    client.update_table(
+        TableName="indexed",
+        AttributeDefinitions=[{"AttributeName": attribute, "AttributeType": "S"}],
+        GlobalSecondaryIndexUpdates=[
+            {
+                "Create": {
+                    "IndexName": index,
+                    "KeySchema": [{"AttributeName": attribute, "KeyType": "HASH"}],
+                    "Projection": {"ProjectionType": "ALL"},
+                }
+            }
+        ],
+    )
+
+
+def test_two_update_tables_at_once_both_land(tmp_path, monkeypatch):
+    """Another connection's UpdateTable, made while this one's is under way, is not overwritten by it."""
+    path = str(tmp_path / "indexed.db")
+    client = dynabase.connect(path)
+    other = dynabase.connect(path)
+    churn_module.create(client, "indexed", random.Random(1), 0)
+    client.put_item(
+        TableName="indexed", Item={"pk": {"S": "a"}, "sk": {"S": "1"}, "x": {"S": "1"}, "y": {"S": "2"}}
+    )
+    racer: list[threading.Thread] = []
+    original = client.engine.catalog.get
+
+    def get_then_race(name, **options):
+        table = original(name, **options)
+        if not racer:  # the other UpdateTable runs now, or waits for this one to commit
+            racer.append(threading.Thread(target=_add_index, args=(other, "by-y", "y")))
+            racer[0].start()
+            racer[0].join(0.5)
+        return table
+
+    monkeypatch.setattr(client.engine.catalog, "get", get_then_race)
+    _add_index(client, "by-x", "x")
+    monkeypatch.undo()
+    racer[0].join()
+    table = client.describe_table(TableName="indexed")["Table"]
+    assert {i["IndexName"] for i in table["GlobalSecondaryIndexes"]} == {"by-g", "by-x", "by-y"}
+    for index, attribute in (("by-x", "x"), ("by-y", "y")):
+        found = client.query(
+            TableName="indexed",
+            IndexName=index,
+            KeyConditionExpression="#a = :v",
+            ExpressionAttributeNames={"#a": attribute},
+            ExpressionAttributeValues={":v": {"S": "1" if attribute == "x" else "2"}},
+        )["Items"]
+        assert [i["pk"] for i in found] == [{"S": "a"}]
+    client.close()
+    other.close()
+    _assert_whole(path)
