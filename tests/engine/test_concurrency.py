@@ -99,7 +99,7 @@ def test_threads_racing_ddl_on_one_embedded_client_see_only_dynamodb_errors(tmp_
     path = str(tmp_path / "churn.db")
     client = dynabase.connect(path)
     try:
-        outcomes = _run_threads(client, threads=4, seconds=2.0)
+        outcomes = _run_threads(client, threads=4, seconds=1.5)
     finally:
         client.close()
     _assert_only_race_errors(outcomes)
@@ -109,7 +109,7 @@ def test_threads_racing_ddl_on_one_embedded_client_see_only_dynamodb_errors(tmp_
 def test_threads_racing_ddl_in_memory_see_only_dynamodb_errors():
     client = dynabase.connect(":memory:")
     try:
-        outcomes = _run_threads(client, threads=3, seconds=1.5)
+        outcomes = _run_threads(client, threads=3, seconds=1.0)
     finally:
         client.close()
     _assert_only_race_errors(outcomes)
@@ -121,7 +121,7 @@ def test_threads_racing_ddl_through_the_server_see_only_dynamodb_errors(tmp_path
     url, stop = run_in_thread(engine)
     try:
         client = boto3_client("dynamodb", url)  # SDK retries off: every 500 would reach the caller
-        outcomes = _run_threads(client, threads=3, seconds=2.0)
+        outcomes = _run_threads(client, threads=3, seconds=1.0)
     finally:
         stop()
         engine.close()

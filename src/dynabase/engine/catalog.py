@@ -57,7 +57,7 @@ class Catalog:
         check_table_name(name)
         with self.storage.lock:  # the connection is shared: no other thread's statement may run in between
             if fresh or self._version < 0:
-                self.refresh()
+                self._sync(self.storage.catalog_version())
             table = self._tables.get(name)
             if table is None:
                 table = self._load(name)
@@ -71,9 +71,7 @@ class Catalog:
             "LEFT JOIN dynabase_tables AS t ON t.name = ?",
             (name,),
         ).fetchone()
-        if version != self._version:
-            self._tables.clear()
-            self._version = version
+        self._sync(version)
         if table_id is None:
             raise ResourceNotFoundException("Cannot do operations on a non-existent table")
         table = table_from_description(table_id, json.loads(description))
@@ -81,13 +79,12 @@ class Catalog:
         self._tables[name] = table
         return table
 
-    def refresh(self) -> None:
-        """Drop cached tables when another connection (or process) changed the catalog."""
-        with self.storage.lock:
-            version = self.storage.catalog_version()
-            if version != self._version:
-                self._tables.clear()
-                self._version = version
+    def _sync(self, version: int) -> None:
+        """Drop cached tables when another connection (or process) changed the catalog since they were read: the
+        cache holds tables read at catalog ``version`` (call under the storage lock)."""
+        if version != self._version:
+            self._tables.clear()
+            self._version = version
 
     def forget(self) -> None:
         with self.storage.lock:
