@@ -87,6 +87,17 @@ def error_class(code: str) -> type[DynamoDBError]:
     return _BY_CODE.get(code) or _error(code)
 
 
+class StorageError(Exception):
+    """The embedded database file cannot be opened or used (not DynamoDB's error: no call was made).
+
+    The message names the path and the reason: a missing directory, no permission, not a database, ..."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"cannot open database {path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
 # -- botocore ClientError -------------------------------------------------------------------------------------
 
 _client_exceptions: dict[str, Any] = {}

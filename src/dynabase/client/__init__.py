@@ -16,6 +16,8 @@ def connect(
     The result behaves like ``boto3.client("dynamodb")``: same methods, responses and exceptions.
     ``client.streams()`` gives the matching ``dynamodbstreams`` client. Expired TTL items are deleted by a
     background sweeper every ``ttl_sweep_seconds`` (None: only when ``client.engine.sweep_expired()`` is called).
+    A path that cannot be opened (no such directory, no permission, not a database) raises
+    :class:`dynabase.errors.StorageError`, whose message names the path and the reason.
     """
     return EmbeddedClient(Engine(path, region=region, ttl_sweep_seconds=ttl_sweep_seconds))
 

@@ -93,9 +93,13 @@ class EmbeddedClient:
         self.exceptions = client_exceptions(self._service)
         self._validator = ParamValidator()
         self._request_ids = itertools.count(1)
-        self._operations = {_snake(name): name for name in self._supported()}
+        # every operation of botocore's model is a method, as on boto3's client: the engine answers those it
+        # does not implement with UnknownOperationException, as the server and DynamoDB Local do
+        names = set(self.meta.service_model.operation_names) | set(self._supported())
+        self._operations = {_snake(name): name for name in names}
 
     def _supported(self) -> list[str]:
+        """The operations the engine implements."""
         return list(self.engine.operations)
 
     def streams(self) -> EmbeddedStreamsClient:

@@ -55,33 +55,45 @@ class Catalog:
             if table is not None:  # a cached table's name was checked when it was first asked for
                 return table
         check_table_name(name)
-        if fresh or self._version < 0:
-            self.refresh()
-        table = self._tables.get(name)
-        if table is None:
-            row = self.storage.conn.execute(
-                "SELECT id, description FROM dynabase_tables WHERE name = ?", (name,)
-            ).fetchone()
-            if row is None:
-                raise ResourceNotFoundException("Cannot do operations on a non-existent table")
-            table = table_from_description(row[0], json.loads(row[1]))
-            table.version = self._version
-            self._tables[name] = table
+        with self.storage.lock:  # the connection is shared: no other thread's statement may run in between
+            if fresh or self._version < 0:
+                self._sync(self.storage.catalog_version())
+            table = self._tables.get(name)
+            if table is None:
+                table = self._load(name)
         return table
 
-    def refresh(self) -> None:
-        """Drop cached tables when another connection (or process) changed the catalog."""
-        version = self.storage.catalog_version()
+    def _load(self, name: str) -> Table:
+        """Read a table into the cache (under the storage lock), tagged with the catalog version it was read at:
+        one statement reads both, so the two agree even while another connection changes the catalog."""
+        version, table_id, description = self.storage.conn.execute(
+            "SELECT v.user_version, t.id, t.description FROM pragma_user_version AS v "
+            "LEFT JOIN dynabase_tables AS t ON t.name = ?",
+            (name,),
+        ).fetchone()
+        self._sync(version)
+        if table_id is None:
+            raise ResourceNotFoundException("Cannot do operations on a non-existent table")
+        table = table_from_description(table_id, json.loads(description))
+        table.version = version
+        self._tables[name] = table
+        return table
+
+    def _sync(self, version: int) -> None:
+        """Drop cached tables when another connection (or process) changed the catalog since they were read: the
+        cache holds tables read at catalog ``version`` (call under the storage lock)."""
         if version != self._version:
             self._tables.clear()
             self._version = version
 
     def forget(self) -> None:
-        self._tables.clear()
-        self._version = -1
+        with self.storage.lock:
+            self._tables.clear()
+            self._version = -1
 
     def names(self) -> list[str]:
-        rows = self.storage.conn.execute("SELECT name FROM dynabase_tables").fetchall()
+        with self.storage.lock:
+            rows = self.storage.conn.execute("SELECT name FROM dynabase_tables").fetchall()
         return sorted((r[0] for r in rows), key=lambda n: n.encode("utf-8"))
 
     def arn(self, name: str) -> str:
@@ -204,14 +216,16 @@ class Catalog:
             )
             self.storage.bump_catalog_version()
             self.on_table_changed(conn, name, desc)
-        return {"TableDescription": self.describe(table, creating=True)}
+            return {"TableDescription": self.describe(table, creating=True)}
 
     # -- DescribeTable / ListTables / DeleteTable ----------------------------------------------------------
 
     def describe_table(self, req: dict) -> dict:
-        return {"Table": self.describe(self.get(req.get("TableName")))}
+        with self.storage.read():  # the table and its counts from one snapshot
+            return {"Table": self.describe(self.get(req.get("TableName")))}
 
     def describe(self, table: Table, creating: bool = False) -> dict:
+        """The table's description with its item counts and sizes (call inside a read or write transaction)."""
         desc = {k: v for k, v in table.description.items() if not k.startswith("_")}
         conn = self.storage.conn
         count, size = conn.execute(f"SELECT count(*), coalesce(sum(size), 0) FROM {table.sql}").fetchone()
@@ -266,13 +280,15 @@ class Catalog:
         return out
 
     def delete_table(self, req: dict) -> dict:
-        table = self.get(req.get("TableName"))
-        if table.description.get("DeletionProtectionEnabled"):
-            raise ValidationException(
-                "Resource cannot be deleted as it is currently protected against deletion. Disable deletion "
-                "protection first."
-            )
+        # the table is looked up inside the write transaction: a table deleted (and created again under the same
+        # name) by another thread or process after an earlier look-up is never half-deleted by this one
         with self.storage.write() as conn:
+            table = self.get(req.get("TableName"))
+            if table.description.get("DeletionProtectionEnabled"):
+                raise ValidationException(
+                    "Resource cannot be deleted as it is currently protected against deletion. Disable deletion "
+                    "protection first."
+                )
             description = self.describe(table)
             description["TableStatus"] = "DELETING"
             for index in table.indexes.values():
@@ -289,7 +305,11 @@ class Catalog:
     # -- UpdateTable ---------------------------------------------------------------------------------------
 
     def update_table(self, req: dict) -> dict:
-        table = self.get(req.get("TableName"))
+        # one write transaction from look-up to write: a concurrent UpdateTable's change is never overwritten
+        with self.storage.write():
+            return self._update_table(self.get(req.get("TableName")), req)
+
+    def _update_table(self, table: Table, req: dict) -> dict:
         desc = json.loads(json.dumps(table.description))
         attr_types = dict(table.attribute_types)
         if req.get("AttributeDefinitions") is not None:

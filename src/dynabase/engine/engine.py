@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 import time
 from collections.abc import Callable
 from typing import Any
@@ -16,6 +17,20 @@ from .storage import Storage
 log = logging.getLogger("dynabase.engine")
 
 Handler = Callable[["Engine", dict], dict]
+
+#: runs of a request that may find the catalog changed under them; the last one runs holding the write lock
+ATTEMPTS = 4
+_INTERNAL = "The request processing has failed because of an unknown error, exception or failure."
+
+
+def catalog_moved(error: Exception) -> bool:
+    """True for the signs that a table this request looked up was changed or dropped since (by any connection)."""
+    if isinstance(error, CatalogChanged):
+        return True
+    if isinstance(error, sqlite3.OperationalError):
+        text = str(error)
+        return text.startswith("no such table") or text == "database schema has changed"
+    return False
 
 
 def _partiql(name: str) -> Handler:
@@ -97,20 +112,32 @@ class Engine:
         try:
             try:
                 return self._run(operation, handler, request)
-            except CatalogChanged:  # another connection changed a table under this request: reload, run again
-                self.catalog.forget()
-                return self._run(operation, handler, request)
+            except Exception as error:
+                if not catalog_moved(error):
+                    raise
+            return self._run_again(operation, handler, request)
         except DynamoDBError:
             raise
         except RecursionError:
-            raise InternalFailure(
-                "The request processing has failed because of an unknown error, exception or failure."
-            )
+            raise InternalFailure(_INTERNAL)
         except Exception:  # a bug must not look like a successful call or leak a traceback to callers
             log.exception("internal error in %s", operation)
-            raise InternalFailure(
-                "The request processing has failed because of an unknown error, exception or failure."
-            )
+            raise InternalFailure(_INTERNAL)
+
+    def _run_again(self, operation: str, handler: Handler, request: dict[str, Any]) -> dict[str, Any]:
+        """Run a request again after another thread or process changed a table under it: against the reloaded
+        catalog, and the last time holding the database's write lock, under which no connection can change the
+        catalog, so a request always ends in its own answer."""
+        for _ in range(ATTEMPTS - 2):
+            self.catalog.forget()
+            try:
+                return self._run(operation, handler, request)
+            except Exception as error:
+                if not catalog_moved(error):
+                    raise
+        with self.storage.write():
+            self.catalog.forget()  # another thread may have cached a table since: read it under the lock
+            return self._run(operation, handler, request)
 
     def _run(self, operation: str, handler: Handler, request: dict[str, Any]) -> dict[str, Any]:
         if operation in legacy.OPERATIONS:  # legacy parameters are checked, then run as expressions
@@ -141,7 +168,8 @@ class Engine:
         """Start the TTL sweeper thread once some table has TTL enabled (no thread for engines without TTL)."""
         if self.sweeper is not None or not self.ttl_sweep_seconds:
             return
-        rows = self.storage.conn.execute("SELECT description FROM dynabase_tables").fetchall()
+        with self.storage.lock:
+            rows = self.storage.conn.execute("SELECT description FROM dynabase_tables").fetchall()
         if any('"_ttl"' in row[0] for row in rows):
             self.sweeper = ttl.Sweeper(self, self.ttl_sweep_seconds)
 

@@ -15,12 +15,16 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import sqlite3
 import threading
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
+
+from ..errors import StorageError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS dynabase_tables (
@@ -100,20 +104,28 @@ class Storage:
     def __init__(self, path: str = ":memory:", *, timeout: float = 30.0) -> None:
         self.path = path
         self.lock = threading.RLock()
-        self.conn = sqlite3.connect(
-            path, timeout=timeout, isolation_level=None, check_same_thread=False, cached_statements=512
-        )
         #: an in-memory database has no other connection, so its catalog cannot change behind our back
         self.private = path == ":memory:"
         self._version = 0
-        self.conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-        if path != ":memory:" and not path.startswith("file::memory:"):
-            self.conn.execute("PRAGMA journal_mode = WAL")
-        # NORMAL in WAL mode: a committed write survives a crash of the process (not of the OS before a checkpoint).
-        self.conn.execute("PRAGMA synchronous = NORMAL")
-        self.conn.execute("PRAGMA foreign_keys = OFF")
-        with self.write():
-            self.conn.execute(SCHEMA)
+        try:
+            self.conn = sqlite3.connect(
+                path, timeout=timeout, isolation_level=None, check_same_thread=False, cached_statements=512
+            )
+        except sqlite3.Error as error:
+            raise StorageError(path, _open_failure(path, error)) from error
+        try:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+            if path != ":memory:" and not path.startswith("file::memory:"):
+                self.conn.execute("PRAGMA journal_mode = WAL")
+            # NORMAL in WAL mode: a committed write survives a crash of the process (not of the OS before a
+            # checkpoint).
+            self.conn.execute("PRAGMA synchronous = NORMAL")
+            self.conn.execute("PRAGMA foreign_keys = OFF")
+            with self.write():
+                self.conn.execute(SCHEMA)
+        except sqlite3.Error as error:  # not a database, read-only, ...
+            self.conn.close()
+            raise StorageError(path, _open_failure(path, error)) from error
 
     # Transactions: writes take the database's write lock up front (BEGIN IMMEDIATE), so a read-check-write
     # sequence (conditions, updates) is atomic across threads and processes.
@@ -151,33 +163,53 @@ class Storage:
             self.conn.close()
 
 
-class _WriteTransaction:
-    """The context manager behind :meth:`Storage.write` (a class: cheaper than a generator on the hot path)."""
+def _open_failure(path: str, error: sqlite3.Error) -> str:
+    """Why SQLite could not open or set up ``path``, in the user's terms where the file system tells."""
+    target = Path(path).expanduser().absolute()
+    if not target.parent.is_dir():
+        return f"directory {target.parent} does not exist"
+    if target.is_dir():
+        return "it is a directory"
+    if not os.access(target if target.exists() else target.parent, os.W_OK):
+        return f"permission denied ({error})"
+    return str(error)
 
-    __slots__ = ("storage", "outer")
+
+class _WriteTransaction:
+    """The context manager behind :meth:`Storage.write` (a class: cheaper than a generator on the hot path).
+
+    Inside another transaction it is a savepoint: an error rolls back this part alone, as if it had run alone
+    (the caller may catch the error and go on, as a batch does for each of its statements)."""
+
+    __slots__ = ("storage", "nested")
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
-        self.outer = False
+        self.nested = False
 
     def __enter__(self) -> sqlite3.Connection:
         storage = self.storage
         storage.lock.acquire()
         conn = storage.conn
-        if conn.in_transaction:
-            self.outer = True
-            return conn
         try:
-            conn.execute("BEGIN IMMEDIATE")
+            if conn.in_transaction:
+                self.nested = True
+                conn.execute("SAVEPOINT dynabase_nested")
+            else:
+                conn.execute("BEGIN IMMEDIATE")
         except BaseException:
             storage.lock.release()
             raise
         return conn
 
     def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
-        storage = self.storage
+        conn = self.storage.conn
         try:
-            if not self.outer:
-                storage.conn.execute("ROLLBACK" if kind is not None else "COMMIT")
+            if self.nested:
+                if kind is not None:
+                    conn.execute("ROLLBACK TO dynabase_nested")
+                conn.execute("RELEASE dynabase_nested")
+            else:
+                conn.execute("ROLLBACK" if kind is not None else "COMMIT")
         finally:
-            storage.lock.release()
+            self.storage.lock.release()
