@@ -110,3 +110,21 @@ def test_help_on_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
     """argparse itself ignores a failed write of the help text, and exits 0."""
     done = closed_pipe_run(["--help"], cwd=tmp_path)
     assert (done.returncode, done.stderr) == (0, b"")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["demo", "--db", "/no/such/dir/x.db"],
+        ["import", "in.jsonl", "--db", "/no/such/dir/x.db", "--create"],
+        ["serve", "--db", "/no/such/dir/x.db", "--port", "0"],
+    ],
+    ids=["demo", "import", "serve"],
+)
+def test_an_unusable_database_path_is_one_clear_line(args: list[str]) -> None:
+    result = run(args, capture_output=True)
+    err = result.stderr.decode()
+    assert result.returncode != 0
+    assert "Traceback" not in err
+    assert "/no/such/dir/x.db" in err
+    assert err.count("/no/such/dir/x.db") == 1, err

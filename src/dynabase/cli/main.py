@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..errors import StorageError
 from . import demo, schema_tools, serve, transfer
 
 #: the modules that register sub-commands, in the order ``dynabase --help`` lists them
@@ -78,6 +79,9 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except BrokenPipeError:
         return _reader_gone()
+    except StorageError as error:  # a database path the user gave cannot be used: say so, no traceback
+        print(f"dynabase: {error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

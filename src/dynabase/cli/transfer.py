@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..errors import StorageError
+
 EXIT_OK, EXIT_ERROR, EXIT_REJECTS, EXIT_INTERRUPTED = 0, 1, 2, 130
 FORMATS = ("jsonl", "s3")  # dynabase.transfer.FORMATS, without importing it for every command
 
@@ -111,7 +113,9 @@ def _client(args: argparse.Namespace, *, may_create: bool) -> Any:
         try:
             options = {"region": args.region} if args.region else {}
             return connect(args.db, ttl_sweep_seconds=None, **options)
-        except Exception as error:  # not a database, unreadable, ...: a user error, not a crash
+        except StorageError as error:  # its message names the path and the reason
+            raise TransferError(str(error))
+        except Exception as error:  # locked, ...: a user error, not a crash
             raise TransferError(f"cannot open database {args.db}: {error}")
     region = (
         args.region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"

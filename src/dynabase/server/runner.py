@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:
     import subprocess
 
+from ..errors import StorageError
 from .app import DynamoDBApp, RequestLog
 from .httpd import HTTPServer
 
@@ -194,7 +195,10 @@ def serve(options: Any) -> int:
             file=err,
         )
         return 1
-    except Exception as error:  # the database cannot be opened (bad path, not a database, locked, ...)
+    except StorageError as error:  # its message names the path and the reason
+        print(f"dynabase serve: {error}", file=err)
+        return 1
+    except Exception as error:  # the database cannot be used (locked, ...)
         print(f"dynabase serve: cannot open the database {options.db!r}: {error}", file=err)
         return 1
 
