@@ -1,0 +1,111 @@
+"""A request fuzzer for ``dynabase serve`` (issue 10): random and mutated requests of every operation of
+DynamoDB's and DynamoDB Streams' service models, over HTTP. No answer may be a 5xx, every 4xx carries a
+DynamoDB error body, the server never logs a traceback and never dies.
+
+The default run is bounded and deterministic (derandomized, no example database): the same requests every
+time. The ``slow`` run is random (``DYNABASE_FUZZ_SEED=N`` replays one; ``DYNABASE_FUZZ_EXAMPLES`` sets its
+length) and many times longer.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, seed, settings
+
+from .fuzz_strategies import Case, cases, check_answer, encode, fuzz_seed
+from .fuzz_world import TARGETS, Fixtures, FuzzServer, realistic_requests
+
+#: examples of the default (CI) run: about 10 s on a 2-CPU machine
+DEFAULT_EXAMPLES = 1000
+#: examples of the slow run
+SLOW_EXAMPLES = 20_000
+
+
+@pytest.fixture(scope="module")
+def fuzz_server() -> Iterator[FuzzServer]:
+    server = FuzzServer()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture(scope="module")
+def fixtures(fuzz_server: FuzzServer) -> Fixtures:
+    return Fixtures(fuzz_server.url)
+
+
+@pytest.fixture(scope="module")
+def realistic(fixtures: Fixtures) -> dict[str, list[dict[str, Any]]]:
+    return realistic_requests(fixtures)
+
+
+def _send_and_check(server: FuzzServer, case: Case) -> Any:
+    target, body, headers = case
+    response = server.send(target, body, headers)
+    check_answer(case, response, server.new_output(), server.alive)
+    return response
+
+
+def test_realistic_requests_reach_real_tables(
+    fuzz_server: FuzzServer, realistic: dict[str, list[dict[str, Any]]]
+) -> None:
+    """The seeds of the mutations are valid: each is answered 200 the first time it is sent, so mutated
+    requests start from requests that reach tables, indexes and streams."""
+    failures = []
+    for target, requests in realistic.items():
+        for request in requests:
+            response = _send_and_check(fuzz_server, (target, encode(request), {}))
+            if response.status != 200:
+                failures.append((target, response.status, response.body[:300]))
+    assert not failures, "\n".join(map(repr, failures))
+
+
+def _fuzz(
+    server: FuzzServer,
+    fixtures: Fixtures,
+    realistic: dict[str, list[dict[str, Any]]],
+    examples: int,
+    random_seed: int | None = None,
+    **options: Any,
+) -> None:
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        report_multiple_bugs=False,
+        suppress_health_check=list(HealthCheck),
+        **options,
+    )
+    @given(case=cases(fixtures, realistic))
+    def run(case: Case) -> None:
+        _send_and_check(server, case)
+
+    if random_seed is not None:
+        run = seed(random_seed)(run)
+    run()
+
+
+def test_fuzz_every_operation(
+    fuzz_server: FuzzServer, fixtures: Fixtures, realistic: dict[str, list[dict[str, Any]]]
+) -> None:
+    _fuzz(fuzz_server, fixtures, realistic, DEFAULT_EXAMPLES, derandomize=True)
+
+
+@pytest.mark.slow
+def test_fuzz_every_operation_long(
+    fuzz_server: FuzzServer, fixtures: Fixtures, realistic: dict[str, list[dict[str, Any]]]
+) -> None:
+    chosen = fuzz_seed()
+    print(f"fuzz seed: {chosen} (DYNABASE_FUZZ_SEED={chosen} replays it)")
+    examples = int(os.environ.get("DYNABASE_FUZZ_EXAMPLES") or SLOW_EXAMPLES)
+    _fuzz(fuzz_server, fixtures, realistic, examples, random_seed=chosen)
+
+
+def test_every_operation_of_both_models_is_a_target() -> None:
+    assert len(TARGETS) == len(set(TARGETS)) >= 61
+    assert {"DynamoDB_20120810.PutItem", "DynamoDBStreams_20120810.GetRecords"} <= set(TARGETS)
