@@ -37,7 +37,6 @@ WEIRD_STRINGS = [
     "\ud800",  # a lone surrogate (JSON-escaped on the wire)
     "\U0001f600\u00e9\u200b",
     "a" * 256,
-    "b" * 70_000,
     "#",
     ":",
     "#a",
@@ -105,7 +104,10 @@ _number_strings = st.one_of(
     st.decimals(allow_nan=False, allow_infinity=False).map(str),
     st.integers().map(str),
 )
-_strings = st.one_of(st.text(max_size=20), st.sampled_from(WEIRD_STRINGS))
+#: long strings, built when drawn (a sampled list holding them would make hypothesis print 70 kB reprs)
+_LONG_STRINGS = st.sampled_from([1024, 4097, 70_000, 410_000]).map(lambda n: "b" * n)
+_weird = st.one_of(st.sampled_from(WEIRD_STRINGS), _LONG_STRINGS)
+_strings = st.one_of(st.text(max_size=20), _weird)
 _blobs = st.one_of(
     st.binary(max_size=20).map(b64), st.sampled_from(["", "not base64!", "AA", "AA==", "A===", "////"])
 )
@@ -200,7 +202,7 @@ def expressions(draw: Any) -> str:
         )
     if kind == 4:  # long
         return "a = :v AND " * draw(st.sampled_from([100, 400, 2000])) + "a = :v"
-    return draw(st.one_of(st.text(max_size=40), st.sampled_from(WEIRD_STRINGS)))
+    return draw(st.one_of(st.text(max_size=40), _weird))
 
 
 @st.composite
@@ -232,7 +234,7 @@ def partiql_statements(draw: Any) -> str:
                 ]
             )
         )
-    return draw(st.one_of(st.text(max_size=60), st.sampled_from(WEIRD_STRINGS)))
+    return draw(st.one_of(st.text(max_size=60), _weird))
 
 
 # -- strategies from the service model --------------------------------------------------------------------------
@@ -326,7 +328,7 @@ class ShapeStrategies:
                 keys = st.one_of(_attr_names, st.text(max_size=8))
             return st.dictionaries(keys, self.of(shape.value, member, depth + 1), max_size=3)
         if kind == "string":
-            choices = [st.text(max_size=12), st.sampled_from(WEIRD_STRINGS)]
+            choices = [st.text(max_size=12), _weird]
             if shape.enum:
                 choices.insert(0, st.sampled_from(shape.enum))
             if hint is not None:  # mostly the hint: that is what reaches a table, an index, a stream
@@ -387,7 +389,7 @@ def _deep(depth: int, leaf: Any) -> Any:
 
 _AV_TAGS = ["S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL"]
 _REPLACEMENTS = st.one_of(
-    st.sampled_from(WEIRD_STRINGS),
+    _weird,
     st.sampled_from(WEIRD_NUMBERS),
     # fresh copies: a later mutation may change the value in place
     st.sampled_from([None, True, False, [], {}, [[]], [{}], {"": None}, [None]]).map(copy.deepcopy),
@@ -416,7 +418,7 @@ def _fitting(parent: Any, key: Any, value: Any) -> st.SearchStrategy[Any]:
     if isinstance(value, (int, float)):
         return st.sampled_from(WEIRD_NUMBERS)
     if isinstance(value, str):
-        return st.one_of(st.sampled_from(WEIRD_STRINGS), st.text(max_size=20))
+        return st.one_of(_weird, st.text(max_size=20))
     if isinstance(value, dict):  # a map of names (Item, Key, ExpressionAttributeNames/Values, RequestItems)
         return st.builds(
             lambda extra, name: {**value, name: extra},
@@ -461,9 +463,9 @@ def mutated(draw: Any, request: dict[str, Any]) -> dict[str, Any]:
         elif (
             action == "rename" and isinstance(parent, dict) and len(path) > 1
         ):  # attribute and placeholder names
-            parent[draw(st.sampled_from(["x" * 256, "x" * 70_000, "\U0001f600" * 100, "", "#", ":"]))] = (
-                parent.pop(last)
-            )
+            parent[
+                draw(st.one_of(st.sampled_from(["x" * 256, "\U0001f600" * 100, "", "#", ":"]), _LONG_STRINGS))
+            ] = parent.pop(last)
         else:  # an AttributeValue's type tag changed, its value kept; anything else wrapped or stringified
             target = parent[last]
             if isinstance(target, dict) and len(target) == 1 and next(iter(target)) in _AV_TAGS:
@@ -523,6 +525,38 @@ _CONTENT_TYPES = st.sampled_from(
 )
 
 
+_HEADERS = st.sampled_from(
+    [
+        {"Authorization": "garbage"},
+        {"Authorization": "AWS4-HMAC-SHA256 Credential=\u00e9/20240101/\u00e9/dynamodb/aws4_request"},
+        {"X-Amz-Date": "yesterday"},
+        {"X-Amz-Date": None},
+        {"Content-Encoding": "gzip"},
+        {"Origin": "http://example.com"},
+        {"X-Amz-Security-Token": "x" * 5000},
+        {"Accept-Encoding": "identity, gzip;q=0"},
+        {"X-Amz-Content-Sha256": "UNSIGNED-PAYLOAD"},
+    ]
+)
+
+
+def _target_variants(target: str) -> list[str | None]:
+    prefix, op = target.split(".", 1)
+    return [
+        target.lower(),
+        target.upper(),
+        target + " ",
+        " " + target,
+        f"{prefix}.{op}.{op}",
+        f"{prefix}..{op}",
+        op,
+        prefix + ".",
+        None,
+        target + "\u00e9",
+        target.replace("_20120810", "_20120811"),
+    ]
+
+
 def cases(fx: Fixtures, realistic: dict[str, list[dict[str, Any]]]) -> st.SearchStrategy[Case]:
     """Every case kind, for every operation of both service models."""
     shaped = {DDB: ShapeStrategies(MODELS[DDB], fx), STREAMS: ShapeStrategies(MODELS[STREAMS], fx)}
@@ -554,6 +588,10 @@ def cases(fx: Fixtures, realistic: dict[str, list[dict[str, Any]]]) -> st.Search
             return target, encode(draw(strategies.for_operation(op))), headers
         if draw(st.booleans()):
             headers["Content-Type"] = draw(_CONTENT_TYPES)
+        if draw(st.booleans()):
+            headers.update(draw(_HEADERS))
+        if draw(st.integers(0, 3)) == 0:
+            target = draw(st.sampled_from(_target_variants(target)))
         body = draw(_RAW_BODIES) if draw(st.booleans()) or not known else encode(draw(st.sampled_from(known)))
         return target, body, headers
 

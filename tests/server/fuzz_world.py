@@ -31,24 +31,17 @@ SCRATCH_TABLES = ("fuzz_scratch_0", "fuzz_scratch_1")
 # -- the server -------------------------------------------------------------------------------------------------
 
 
-class FuzzServer:
-    """A ``dynabase serve -q`` child process (its whole stderr kept in a file) and one keep-alive connection."""
+class Connection:
+    """One keep-alive HTTP connection sending raw requests (reopened once when the server closed it)."""
 
-    def __init__(self) -> None:
-        from dynabase.server import start_subprocess
-
-        self.process = start_subprocess(":memory:", args=["-q"])
-        self.url = self.process.url
+    def __init__(self, url: str) -> None:
+        self.url = url
         self._conn: http.client.HTTPConnection | None = None
-        self._log_offset = 0
 
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()
-        self.process.close()
-
-    def alive(self) -> bool:
-        return self.process.process.poll() is None
+            self._conn = None
 
     def send(
         self, target: str | None, body: bytes, headers: dict[str, str | None] | None = None
@@ -65,7 +58,7 @@ class FuzzServer:
                 sent.pop(key, None)
             else:
                 sent[key] = value
-        for attempt in (1, 2):  # a keep-alive connection the server closed is reopened once
+        for attempt in (1, 2):
             if self._conn is None:
                 parts = urlsplit(self.url)
                 self._conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
@@ -74,16 +67,34 @@ class FuzzServer:
                 response = self._conn.getresponse()
                 data = response.read()
             except (ConnectionError, http.client.HTTPException):
-                self._conn.close()
-                self._conn = None
+                self.close()
                 if attempt == 2:
                     raise
                 continue
             if response.getheader("connection", "").lower() == "close":
-                self._conn.close()
-                self._conn = None
+                self.close()
             return RawResponse(response.status, {k.lower(): v for k, v in response.getheaders()}, data)
         raise AssertionError("unreachable")
+
+
+class FuzzServer:
+    """A ``dynabase serve -q`` child process (its whole stderr kept in a file) and a connection to it."""
+
+    def __init__(self) -> None:
+        from dynabase.server import start_subprocess
+
+        self.process = start_subprocess(":memory:", args=["-q"])
+        self.url = self.process.url
+        self.connection = Connection(self.url)
+        self.send = self.connection.send
+        self._log_offset = 0
+
+    def close(self) -> None:
+        self.connection.close()
+        self.process.close()
+
+    def alive(self) -> bool:
+        return self.process.process.poll() is None
 
     def new_output(self) -> str:
         """What the server wrote to stderr since the last call."""
@@ -588,3 +599,58 @@ def realistic_requests(fx: Fixtures) -> dict[str, list[dict[str, Any]]]:
     ]
     out[STREAMS + "GetRecords"] = [{"ShardIterator": fx.shard_iterator, "Limit": 10}]
     return out
+
+
+def race_requests() -> list[tuple[str, dict[str, Any]]]:
+    """Requests on one scratch table (pk:S sk:S) that threads send concurrently: its creation, updates and
+    deletion racing reads and writes of its items."""
+    table = SCRATCH_TABLES[0]
+    key = {"pk": {"S": "r"}, "sk": {"S": "1"}}
+    create = {
+        "TableName": table,
+        "KeySchema": [
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "sk", "KeyType": "RANGE"},
+        ],
+        "AttributeDefinitions": [
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
+        "BillingMode": "PAY_PER_REQUEST",
+        "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
+    }
+    by_op = {
+        "CreateTable": create,
+        "DeleteTable": {"TableName": table},
+        "DescribeTable": {"TableName": table},
+        "UpdateTable": {"TableName": table, "BillingMode": "PAY_PER_REQUEST"},
+        "UpdateTimeToLive": {
+            "TableName": table,
+            "TimeToLiveSpecification": {"Enabled": True, "AttributeName": "ttl"},
+        },
+        "PutItem": {"TableName": table, "Item": {**key, "a": {"N": "1"}}},
+        "GetItem": {"TableName": table, "Key": key, "ConsistentRead": True},
+        "UpdateItem": {
+            "TableName": table,
+            "Key": key,
+            "UpdateExpression": "ADD a :one",
+            "ExpressionAttributeValues": {":one": {"N": "1"}},
+        },
+        "DeleteItem": {"TableName": table, "Key": key},
+        "Query": {
+            "TableName": table,
+            "KeyConditionExpression": "pk = :p",
+            "ExpressionAttributeValues": {":p": {"S": "r"}},
+        },
+        "Scan": {"TableName": table},
+        "BatchWriteItem": {"RequestItems": {table: [{"PutRequest": {"Item": {**key, "sk": {"S": "2"}}}}]}},
+        "BatchGetItem": {"RequestItems": {table: {"Keys": [key]}}},
+        "TransactWriteItems": {
+            "TransactItems": [{"Put": {"TableName": table, "Item": {**key, "sk": {"S": "3"}}}}]
+        },
+        "TransactGetItems": {"TransactItems": [{"Get": {"TableName": table, "Key": key}}]},
+        "ExecuteStatement": {"Statement": f"SELECT * FROM \"{table}\" WHERE pk = 'r'"},
+    }
+    return [(DDB + op, request) for op, request in by_op.items()] + [
+        (STREAMS + "ListStreams", {"TableName": table})
+    ]

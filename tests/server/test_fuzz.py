@@ -10,6 +10,9 @@ length) and many times longer.
 from __future__ import annotations
 
 import os
+import random
+import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +20,15 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 
 from .fuzz_strategies import Case, cases, check_answer, encode, fuzz_seed
-from .fuzz_world import TARGETS, Fixtures, FuzzServer, realistic_requests
+from .fuzz_world import (
+    FIXTURE_TABLES,
+    TARGETS,
+    Connection,
+    Fixtures,
+    FuzzServer,
+    race_requests,
+    realistic_requests,
+)
 
 #: examples of the default (CI) run: about 10 s on a 2-CPU machine
 DEFAULT_EXAMPLES = 1000
@@ -94,6 +105,14 @@ def test_fuzz_every_operation(
     fuzz_server: FuzzServer, fixtures: Fixtures, realistic: dict[str, list[dict[str, Any]]]
 ) -> None:
     _fuzz(fuzz_server, fixtures, realistic, DEFAULT_EXAMPLES, derandomize=True)
+    _assert_fixture_tables_survived(fuzz_server)
+
+
+def _assert_fixture_tables_survived(server: FuzzServer) -> None:
+    """The run fuzzed real tables to its end: no random request deleted the fixtures."""
+    for table in FIXTURE_TABLES:
+        response = server.send("DynamoDB_20120810.DescribeTable", encode({"TableName": table}))
+        assert response.status == 200, (table, response)
 
 
 @pytest.mark.slow
@@ -104,6 +123,41 @@ def test_fuzz_every_operation_long(
     print(f"fuzz seed: {chosen} (DYNABASE_FUZZ_SEED={chosen} replays it)")
     examples = int(os.environ.get("DYNABASE_FUZZ_EXAMPLES") or SLOW_EXAMPLES)
     _fuzz(fuzz_server, fixtures, realistic, examples, random_seed=chosen)
+    _assert_fixture_tables_survived(fuzz_server)
+
+
+@pytest.mark.slow
+def test_fuzz_table_lifecycle_races(fuzz_server: FuzzServer, fixtures: Fixtures) -> None:
+    """Threads racing a scratch table's CreateTable/UpdateTable/DeleteTable against reads and writes of its
+    items (``DYNABASE_FUZZ_RACE_SECONDS``, default 10): every answer is 200 or a DynamoDB 4xx."""
+    seconds = float(os.environ.get("DYNABASE_FUZZ_RACE_SECONDS") or 10)
+    requests = race_requests()
+    chosen = fuzz_seed()
+    print(f"race seed: {chosen}")
+    bad: list[tuple[str, int, bytes]] = []
+    deadline = time.monotonic() + seconds
+
+    def worker(index: int) -> None:
+        rng = random.Random(chosen + index)
+        connection = Connection(fuzz_server.url)
+        try:
+            while time.monotonic() < deadline and len(bad) < 20:
+                target, request = rng.choice(requests)
+                response = connection.send(target, encode(request))
+                if response.status >= 500 or (response.status >= 400 and b"__type" not in response.body):
+                    bad.append((target, response.status, response.body[:200]))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    output = fuzz_server.new_output()
+    assert fuzz_server.alive()
+    assert not bad, "\n".join(map(repr, bad)) + "\n" + output[-5000:]
+    assert "Traceback" not in output and "level=error" not in output, output[-5000:]
 
 
 def test_every_operation_of_both_models_is_a_target() -> None:
