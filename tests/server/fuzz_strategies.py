@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from hypothesis import strategies as st
@@ -430,6 +430,22 @@ def _fitting(parent: Any, key: Any, value: Any) -> st.SearchStrategy[Any]:
     return _REPLACEMENTS
 
 
+#: what :func:`single_mutations` puts in place of each member in turn: JSON's other types and edge values
+SWEEP_VALUES: list[Any] = [None, [], {}, "x", "", 1, -1, 2**64, True, [None], {"": None}, {"S": "x"}]
+
+
+def single_mutations(request: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """``request`` with one member (at any depth) replaced by each of :data:`SWEEP_VALUES`: a systematic
+    sweep next to the random mutations."""
+    for path in _paths(request):
+        if not path:
+            continue
+        for value in SWEEP_VALUES:
+            changed = json.loads(json.dumps(request))
+            _get(changed, path[:-1])[path[-1]] = copy.deepcopy(value)
+            yield changed
+
+
 @st.composite
 def mutated(draw: Any, request: dict[str, Any]) -> dict[str, Any]:
     """``request`` with one to three mutations at random places (the original is not modified): mostly
@@ -445,12 +461,14 @@ def mutated(draw: Any, request: dict[str, Any]) -> dict[str, Any]:
         path = draw(st.sampled_from(paths))
         parent, last = _get(value, path[:-1]), path[-1]
         action = draw(
-            st.sampled_from(["fit", "fit", "fit", "drop", "duplicate", "replace", "retag", "rename"])
+            st.sampled_from(["fit", "fit", "fit", "drop", "null", "duplicate", "replace", "retag", "rename"])
         )
         if action == "fit":
             parent[last] = draw(_fitting(parent, last, parent[last]))
         elif action == "drop":
             del parent[last]
+        elif action == "null":  # a JSON null where a member, an element or a map value was
+            parent[last] = None
         elif action == "duplicate":
             if isinstance(parent, list):
                 parent.append(json.loads(json.dumps(parent[last])))

@@ -100,6 +100,17 @@ def test_batch_get_item_with_a_null_table_entry(endpoint: str, table: str) -> No
                 {"IndexName": "gix", "KeySchema": [None], "Projection": {"ProjectionType": "ALL"}}
             ]
         },
+        {
+            "KeySchema": [*KEY_SCHEMA, {"AttributeName": "sk", "KeyType": "RANGE"}],
+            "AttributeDefinitions": [*DEFINITIONS, {"AttributeName": "sk", "AttributeType": "S"}],
+            "LocalSecondaryIndexes": [
+                {
+                    "IndexName": "lix",
+                    "KeySchema": [*KEY_SCHEMA, None],
+                    "Projection": {"ProjectionType": "ALL"},
+                }
+            ],
+        },
     ],
 )
 def test_create_table_with_a_null_key_schema_element(endpoint: str, members: dict[str, Any]) -> None:

@@ -129,10 +129,11 @@ class Catalog:
             if len(lsis) > MAX_LSI:
                 raise ValidationException("Cannot have more than 5 local secondary indexes per table")
             desc["LocalSecondaryIndexes"] = []
-            for spec in _members(lsis, "localSecondaryIndexes"):
+            for spec in lsis:
                 lsi_keys = (spec or {}).get("KeySchema") or []
                 if len(lsi_keys) < 2:
                     raise ValidationException("Local secondary indices must have a range key")
+                _check_key_elements(lsi_keys)
                 if len(lsi_keys) == 2 and lsi_keys[1].get("AttributeName") not in attr_types:
                     raise ValidationException(
                         "Local Secondary Index range key not specified in Attribute Definitions.Type unknown."
@@ -426,6 +427,11 @@ class Catalog:
         return {"TableDescription": description}
 
 
+def _check_key_elements(schema: list) -> None:
+    if not all(isinstance(k, dict) for k in schema):
+        raise ValidationException("Key schema element is invalid.")  # DynamoDB Local's words for a null
+
+
 def _members(values: list, path: str) -> list[dict]:
     """The structures of a list member; a null (or non-structure) element is refused as the service's
     validator refuses it (``path`` is the member's wire name, lower camel case)."""
@@ -489,8 +495,7 @@ def _key_schema(
         raise ValidationException(
             "Key Schema too big.  Key Schema must at most consist of the hash and range key of a table"
         )
-    if not all(isinstance(k, dict) for k in schema):
-        raise ValidationException("Key schema element is invalid.")  # DynamoDB Local's words for a null
+    _check_key_elements(schema)
     types = [k.get("KeyType") for k in schema]
     if types.count("HASH") > 1:
         raise ValidationException(
