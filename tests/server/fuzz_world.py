@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import botocore.session
 
-from .helpers import FAKE_AUTH, RawResponse, boto_client
+from .helpers import RawResponse, boto_client, request_headers
 
 DDB = "DynamoDB_20120810."
 STREAMS = "DynamoDBStreams_20120810."
@@ -46,18 +46,7 @@ class Connection:
     def send(
         self, target: str | None, body: bytes, headers: dict[str, str | None] | None = None
     ) -> RawResponse:
-        sent: dict[str, str] = {
-            "Content-Type": "application/x-amz-json-1.0",
-            "X-Amz-Date": "20240101T000000Z",
-            "Authorization": FAKE_AUTH,
-        }
-        if target is not None:
-            sent["X-Amz-Target"] = target
-        for key, value in (headers or {}).items():
-            if value is None:
-                sent.pop(key, None)
-            else:
-                sent[key] = value
+        sent = request_headers(target, headers)
         for attempt in (1, 2):
             if self._conn is None:
                 parts = urlsplit(self.url)
@@ -119,7 +108,7 @@ class Fixtures:
         streams = boto_client(url, "dynamodbstreams")
         ddb.create_table(
             TableName=HASH_TABLE,
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            KeySchema=key_schema("pk"),
             AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
             BillingMode="PAY_PER_REQUEST",
             StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
@@ -129,10 +118,7 @@ class Fixtures:
         )
         ddb.create_table(
             TableName=RANGE_TABLE,
-            KeySchema=[
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
+            KeySchema=key_schema("pk", "sk"),
             AttributeDefinitions=[
                 {"AttributeName": name, "AttributeType": kind}
                 for name, kind in (("pk", "S"), ("sk", "N"), ("gpk", "S"), ("gsk", "B"), ("lsk", "S"))
@@ -141,25 +127,19 @@ class Fixtures:
             GlobalSecondaryIndexes=[
                 {
                     "IndexName": "gsi",
-                    "KeySchema": [
-                        {"AttributeName": "gpk", "KeyType": "HASH"},
-                        {"AttributeName": "gsk", "KeyType": "RANGE"},
-                    ],
+                    "KeySchema": key_schema("gpk", "gsk"),
                     "Projection": {"ProjectionType": "ALL"},
                 },
                 {
                     "IndexName": "gsi_keys",
-                    "KeySchema": [{"AttributeName": "gsk", "KeyType": "HASH"}],
+                    "KeySchema": key_schema("gsk"),
                     "Projection": {"ProjectionType": "KEYS_ONLY"},
                 },
             ],
             LocalSecondaryIndexes=[
                 {
                     "IndexName": "lsi",
-                    "KeySchema": [
-                        {"AttributeName": "pk", "KeyType": "HASH"},
-                        {"AttributeName": "lsk", "KeyType": "RANGE"},
-                    ],
+                    "KeySchema": key_schema("pk", "lsk"),
                     "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["a"]},
                 }
             ],
@@ -167,10 +147,7 @@ class Fixtures:
         )
         ddb.create_table(
             TableName=BINARY_TABLE,
-            KeySchema=[
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
+            KeySchema=key_schema("pk", "sk"),
             AttributeDefinitions=[
                 {"AttributeName": "pk", "AttributeType": "B"},
                 {"AttributeName": "sk", "AttributeType": "S"},
@@ -190,6 +167,13 @@ class Fixtures:
         self.shard_iterator = streams.get_shard_iterator(
             StreamArn=self.stream_arn, ShardId=self.shard_id, ShardIteratorType="TRIM_HORIZON"
         )["ShardIterator"]
+
+
+def key_schema(hash_key: str, range_key: str | None = None) -> list[dict[str, str]]:
+    schema = [{"AttributeName": hash_key, "KeyType": "HASH"}]
+    if range_key is not None:
+        schema.append({"AttributeName": range_key, "KeyType": "RANGE"})
+    return schema
 
 
 def _wire_to_boto(value: Any) -> Any:
@@ -241,10 +225,7 @@ def realistic_requests(fx: Fixtures) -> dict[str, list[dict[str, Any]]]:
     """Valid requests, by X-Amz-Target, for every operation the engine implements (the others get shaped ones)."""
     scratch = {
         "TableName": SCRATCH_TABLES[0],
-        "KeySchema": [
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
+        "KeySchema": key_schema("pk", "sk"),
         "AttributeDefinitions": [
             {"AttributeName": "pk", "AttributeType": "S"},
             {"AttributeName": "sk", "AttributeType": "S"},
@@ -254,17 +235,14 @@ def realistic_requests(fx: Fixtures) -> dict[str, list[dict[str, Any]]]:
         "GlobalSecondaryIndexes": [
             {
                 "IndexName": "gix",
-                "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                "KeySchema": key_schema("g"),
                 "Projection": {"ProjectionType": "ALL"},
             }
         ],
         "LocalSecondaryIndexes": [
             {
                 "IndexName": "lix",
-                "KeySchema": [
-                    {"AttributeName": "pk", "KeyType": "HASH"},
-                    {"AttributeName": "g", "KeyType": "RANGE"},
-                ],
+                "KeySchema": key_schema("pk", "g"),
                 "Projection": {"ProjectionType": "KEYS_ONLY"},
             }
         ],
@@ -531,7 +509,7 @@ def realistic_requests(fx: Fixtures) -> dict[str, list[dict[str, Any]]]:
             scratch,
             {
                 "TableName": SCRATCH_TABLES[1],
-                "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
+                "KeySchema": key_schema("id"),
                 "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "B"}],
                 "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
                 "TableClass": "STANDARD_INFREQUENT_ACCESS",
@@ -546,7 +524,7 @@ def realistic_requests(fx: Fixtures) -> dict[str, list[dict[str, Any]]]:
                     {
                         "Create": {
                             "IndexName": "hix",
-                            "KeySchema": [{"AttributeName": "h", "KeyType": "HASH"}],
+                            "KeySchema": key_schema("h"),
                             "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["x"]},
                         }
                     }
@@ -608,10 +586,7 @@ def race_requests() -> list[tuple[str, dict[str, Any]]]:
     key = {"pk": {"S": "r"}, "sk": {"S": "1"}}
     create = {
         "TableName": table,
-        "KeySchema": [
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
-        ],
+        "KeySchema": key_schema("pk", "sk"),
         "AttributeDefinitions": [
             {"AttributeName": "pk", "AttributeType": "S"},
             {"AttributeName": "sk", "AttributeType": "S"},
