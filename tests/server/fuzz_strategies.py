@@ -1,18 +1,19 @@
-"""The request fuzzer's pieces: a ``dynabase serve`` child process, fixture tables, and hypothesis strategies
-that build requests for every operation of DynamoDB's and DynamoDB Streams' service models.
+"""The request fuzzer's hypothesis strategies: requests for every operation of DynamoDB's and DynamoDB
+Streams' service models, and the oracle every answer must satisfy (:func:`check_answer`).
 
 A case is ``(target, body, headers)``: the ``X-Amz-Target`` header, the raw body and extra headers. Cases come
-from three sources, for every operation:
+from four sources, for every operation:
 
-- *realistic*: hand-written valid requests on the fixture tables (expressions, legacy parameters, indexes,
-  streams, batches, transactions, PartiQL), sent as they are;
-- *mutated*: a realistic request with a few members dropped, duplicated, retyped, AttributeValue type tags
-  swapped, or values replaced by weird strings, huge or negative numbers, deep nesting, unicode, empty
-  collections or very long names;
-- *shaped*: random values of the operation's input shape, read from botocore's model (names and
-  expressions are drawn partly from the fixtures, so shaped requests reach real tables too);
+- *realistic*: hand-written valid requests on the fixture tables (:mod:`.fuzz_world`), sent as they are;
+- *mutated*: a realistic request with a few members dropped, nulled, duplicated, retyped, renamed,
+  AttributeValue type tags swapped, or values replaced by weird strings, huge or negative numbers, deep
+  nesting, unicode, empty collections or very long names (mostly keeping each member's role, so the request
+  gets past the shape checks into the engine);
+- *shaped*: random values of the operation's input shape, read from botocore's model (names, expressions and
+  statements drawn partly from the fixtures, so shaped requests reach real tables too);
+- *raw*: invalid JSON, non-object JSON, wrong content types, odd headers and X-Amz-Target variants.
 
-plus raw-body cases (invalid JSON, non-object JSON, wrong content types, random bytes).
+:func:`single_mutations` is the systematic counterpart: each member of a request replaced in turn.
 """
 
 from __future__ import annotations
