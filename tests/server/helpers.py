@@ -66,6 +66,23 @@ class RawResponse:
         return f"RawResponse({self.status}, {self.body[:300]!r})"
 
 
+def request_headers(
+    target: str | None, headers: dict[str, str | None] | None = None, auth: bool = True
+) -> dict[str, str]:
+    """A JSON 1.0 request's headers: the protocol's defaults, ``headers`` on top (``None`` removes one)."""
+    sent: dict[str, str] = {"Content-Type": "application/x-amz-json-1.0", "X-Amz-Date": "20240101T000000Z"}
+    if auth:
+        sent["Authorization"] = FAKE_AUTH
+    if target is not None:
+        sent["X-Amz-Target"] = target
+    for key, value in (headers or {}).items():
+        if value is None:
+            sent.pop(key, None)
+        else:
+            sent[key] = value
+    return sent
+
+
 def raw_request(
     url: str,
     target: str | None = TARGET + "ListTables",
@@ -78,16 +95,7 @@ def raw_request(
 ) -> RawResponse:
     parts = urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
-    sent: dict[str, str] = {"Content-Type": "application/x-amz-json-1.0", "X-Amz-Date": "20240101T000000Z"}
-    if auth:
-        sent["Authorization"] = FAKE_AUTH
-    if target is not None:
-        sent["X-Amz-Target"] = target
-    for key, value in (headers or {}).items():
-        if value is None:
-            sent.pop(key, None)
-        else:
-            sent[key] = value
+    sent = request_headers(target, headers, auth)
     try:
         conn.request(method, path, body=body, headers=sent)
         response = conn.getresponse()

@@ -111,6 +111,11 @@ def batch_get_item(engine: Engine, req: dict) -> dict:
     total = sum(len(v.get("Keys") or []) if isinstance(v, dict) else 0 for v in requests.values())
     if total > MAX_BATCH_GET:
         raise ValidationException("Too many items requested for the BatchGetItem call")
+    for table_name, spec in requests.items():
+        if not isinstance(spec, dict):  # a JSON null: DynamoDB Local's answer
+            raise ValidationException(
+                f"The list of keys in RequestItems for BatchGetItem is required: {table_name} has empty list"
+            )
     plans = []
     for table_name, spec in requests.items():
         table = engine.catalog.get(table_name)

@@ -145,6 +145,7 @@ class Catalog:
                 lsi_keys = (spec or {}).get("KeySchema") or []
                 if len(lsi_keys) < 2:
                     raise ValidationException("Local secondary indices must have a range key")
+                _check_key_elements(lsi_keys)
                 if len(lsi_keys) == 2 and lsi_keys[1].get("AttributeName") not in attr_types:
                     raise ValidationException(
                         "Local Secondary Index range key not specified in Attribute Definitions.Type unknown."
@@ -164,7 +165,7 @@ class Catalog:
             if len(gsis) > MAX_GSI:
                 raise ValidationException("GlobalSecondaryIndex count exceeds the per-table limit")
             desc["GlobalSecondaryIndexes"] = []
-            for spec in gsis:
+            for spec in _members(gsis, "globalSecondaryIndexes"):
                 index = _index_description(spec, attr_types, keys, "GSI", billing, seen)
                 used.update(k["AttributeName"] for k in index["KeySchema"])
                 desc["GlobalSecondaryIndexes"].append(index)
@@ -361,7 +362,7 @@ class Catalog:
             desc["TableClassSummary"] = {"TableClass": req["TableClass"]}
         created: list[str] = []
         deleted: list[Index] = []
-        updates = req.get("GlobalSecondaryIndexUpdates") or []
+        updates = _index_updates(req.get("GlobalSecondaryIndexUpdates") or [])
         if len(updates) > 1 and any("Create" in u or "Delete" in u for u in updates):
             raise ValidationException(
                 "One or more parameter values were invalid: Only one global secondary index update per index is allowed simultaneously"
@@ -446,6 +447,34 @@ class Catalog:
         return {"TableDescription": description}
 
 
+def _check_key_elements(schema: list) -> None:
+    if not all(isinstance(k, dict) for k in schema):
+        raise ValidationException("Key schema element is invalid.")  # DynamoDB Local's words for a null
+
+
+def _members(values: list, path: str) -> list[dict]:
+    """The structures of a list member; a null (or non-structure) element is refused as the service's
+    validator refuses it (``path`` is the member's wire name, lower camel case)."""
+    for position, value in enumerate(values, 1):
+        if not isinstance(value, dict):
+            raise ValidationException(
+                f"1 validation error detected: Value null at '{path}.{position}.member' failed to satisfy "
+                "constraint: Member must not be null"
+            )
+    return values
+
+
+def _index_updates(updates: list) -> list[dict]:
+    """GlobalSecondaryIndexUpdates with their null actions dropped, each left with an action (as Local)."""
+    kept = []
+    for update in _members(updates, "globalSecondaryIndexUpdates"):
+        update = {action: spec for action, spec in update.items() if spec is not None}
+        if not any(isinstance(update.get(action), dict) for action in ("Create", "Update", "Delete")):
+            raise ValidationException("Update global secondary index action is null")
+        kept.append(update)
+    return kept
+
+
 def _update_index_name(update: dict) -> str:
     for action in update.values():
         return action.get("IndexName", "")
@@ -464,7 +493,7 @@ def _attribute_definitions(defs: Any) -> dict[str, str]:
     if not defs:
         raise ValidationException("No Attribute Schema Defined")
     out: dict[str, str] = {}
-    for d in defs or []:
+    for d in _members(defs, "attributeDefinitions"):
         name, typ = d.get("AttributeName"), d.get("AttributeType")
         if typ not in ("S", "N", "B"):
             raise ValidationException("Member must satisfy enum value set: [B, N, S]")
@@ -486,6 +515,7 @@ def _key_schema(
         raise ValidationException(
             "Key Schema too big.  Key Schema must at most consist of the hash and range key of a table"
         )
+    _check_key_elements(schema)
     types = [k.get("KeyType") for k in schema]
     if types.count("HASH") > 1:
         raise ValidationException(

@@ -48,7 +48,12 @@ def tag_resource(engine: Engine, req: dict) -> dict:
     table = _table_of(engine, req.get("ResourceArn"))
     tags = req.get("Tags") or []
     current = {t["Key"]: t["Value"] for t in table.description.get("_tags", [])}
-    for tag in tags:
+    for position, tag in enumerate(tags, 1):
+        if not isinstance(tag, dict):
+            raise ValidationException(
+                f"1 validation error detected: Value null at 'tags.{position}.member' failed to satisfy "
+                "constraint: Member must not be null"
+            )
         key, value = tag.get("Key"), tag.get("Value")
         if not isinstance(key, str) or not 1 <= len(key) <= 128 or key.startswith("aws:"):
             raise ValidationException("One or more parameter values were invalid: Invalid tag key")

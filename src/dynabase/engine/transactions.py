@@ -123,7 +123,7 @@ def _check_token(token: Any) -> None:
 
 
 def _kind(spec: Any) -> str:
-    kinds = [k for k in _ACTIONS if isinstance(spec, dict) and k in spec]
+    kinds = [k for k in _ACTIONS if isinstance(spec, dict) and spec.get(k) is not None]  # null: absent
     if not kinds:
         raise ValidationException(
             "Invalid Request: TransactWriteRequest should contain Delete or Put or Update request"
