@@ -77,12 +77,17 @@ def install() -> None:
             BUILTIN_HANDLERS.append(spec)
 
 
+def _register(emitter: Any) -> None:
+    """Register the hook on one session or client's events (a second registration is harmless: a request
+    is answered once, then marked)."""
+    for event in _EVENTS:
+        emitter.register_first(event, _before_send, unique_id=f"dynabase-mock-{event}")
+
+
 def patch_client(client: Any) -> Any:
     """Route a client (or ``boto3.resource``) made before this module was imported through the mock.
     Clients made afterwards need nothing. Returns its argument."""
-    target = getattr(getattr(client, "meta", None), "client", client)
-    for event in _EVENTS:
-        target.meta.events.register_first(event, _before_send, unique_id=f"dynabase-mock-{event}")
+    _register(getattr(getattr(client, "meta", None), "client", client).meta.events)
     return client
 
 
@@ -103,7 +108,6 @@ class _Activation:
         self.app = DynamoDBApp(engine_factory=engine_for, region=default_region(), max_namespaces=1 << 16)
         self.app.models = _models
         self._saved_env: dict[str, str | None] = {}
-        self._saved_session: Any = None
 
     def answer(self, request: Any) -> AWSResponse:
         url = request.url
@@ -139,8 +143,8 @@ class _Activation:
                 self._saved_env[name] = os.environ.get(name)
                 os.environ[name] = value
         boto3 = _boto3()
-        if boto3 is not None:  # a fresh default session: it has the hook and sees the credentials above
-            self._saved_session, boto3.DEFAULT_SESSION = boto3.DEFAULT_SESSION, None
+        if boto3 is not None and boto3.DEFAULT_SESSION is not None:  # made before the hook was installed?
+            _register(boto3.DEFAULT_SESSION._session.get_component("event_emitter"))
         with _active_lock:
             _active.append(self)
 
@@ -148,9 +152,6 @@ class _Activation:
         with _active_lock:
             if self in _active:
                 _active.remove(self)
-        boto3 = _boto3()
-        if boto3 is not None:
-            boto3.DEFAULT_SESSION = self._saved_session
         for name, value in self._saved_env.items():
             if value is None:
                 os.environ.pop(name, None)
