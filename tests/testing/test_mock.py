@@ -275,7 +275,7 @@ def test_dynamodb_endpoint_urls_are_answered_too() -> None:
 
 
 def test_patch_client_made_before_the_hook() -> None:
-    from dynabase.testing.mock import _before_send
+    from dynabase.testing.hook import before_send
 
     client = boto3.client(
         "dynamodb",
@@ -286,7 +286,7 @@ def test_patch_client_made_before_the_hook() -> None:
     )
     for event in ("before-send.dynamodb", "before-send.dynamodb-streams"):
         # as if made before dynabase was imported: neither the built-in nor the default session's registration
-        client.meta.events.unregister(event, _before_send)
+        client.meta.events.unregister(event, before_send)
         client.meta.events.unregister(event, unique_id=f"dynabase-mock-{event}")
     with mock_dynamodb():
         with pytest.raises(EndpointConnectionError):

@@ -18,7 +18,7 @@ __all__ = ["MockDynamoDB", "mock_dynamodb", "patch_client"]
 _WHERE = {
     "MockDynamoDB": ".mock",
     "mock_dynamodb": ".mock",
-    "patch_client": ".mock",
+    "patch_client": ".hook",
 }
 
 __getattr__ = lazy_exports(__name__, _WHERE, globals())

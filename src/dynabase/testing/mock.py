@@ -1,13 +1,9 @@
 """``mock_dynamodb()``: boto3's DynamoDB and DynamoDB Streams clients answered in process by dynabase.
 
-The patch sits at botocore's HTTP layer: a ``before-send`` handler, registered on every botocore session made
-after this module is imported, hands each DynamoDB request to the same request handling ``dynabase serve``
-uses (:class:`dynabase.server.app.DynamoDBApp`) and returns its answer as the HTTP response. Everything above
-the HTTP send -- parameter validation, signing, retries, response parsing, exceptions, paginators, waiters,
-``boto3.resource`` -- runs as in production, and requests to other services go on untouched (so moto can
-keep S3, SQS, ... inside the same test). The handler is registered for the DynamoDB services only, so it runs
-before a catch-all ``before-send`` handler such as moto's, and marks the requests it answered so that such a
-handler lets them pass.
+The patch sits at botocore's HTTP layer (:mod:`.hook`): each DynamoDB request goes to the same request handling
+``dynabase serve`` uses (:class:`dynabase.server.app.DynamoDBApp`), whose answer becomes the HTTP response.
+Everything above the HTTP send -- parameter validation, signing, retries, response parsing, exceptions,
+paginators, waiters, ``boto3.resource`` -- runs as in production; other services' requests go on untouched.
 """
 
 from __future__ import annotations
@@ -27,21 +23,18 @@ from botocore.awsrequest import AWSResponse
 
 from ..server.app import DynamoDBApp
 from ..server.shapes import Models
+from .hook import ANSWERED_URL, activate, deactivate, install, patch_client, register
 from .state import DEFAULT_ACCOUNT, Databases, account_of, default_region
 
 __all__ = ["MockDynamoDB", "install", "mock_dynamodb", "patch_client", "seed_engine"]
 
 F = TypeVar("F")
 
-_EVENTS = ("before-send.dynamodb", "before-send.dynamodb-streams")
-#: the URL a request answered here is left with, so that later before-send handlers (moto's) pass it by
-ANSWERED_URL = "http://dynabase.invalid/answered"
 #: what the environment gets for credentials while a mock is active and none are set (as moto does)
 FAKE_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
 
-_active: list[_Activation] = []
-_active_lock = threading.Lock()
 _models = Models()  # the service models, loaded once per process for every mock
+install()
 
 
 class _Raw:
@@ -57,41 +50,6 @@ class _Raw:
     def read(self, *_: Any) -> bytes:
         body, self._body = self._body, b""
         return body
-
-
-def _before_send(request: Any, **_: Any) -> AWSResponse | None:
-    """botocore's ``before-send`` hook: answer DynamoDB requests while a mock is active."""
-    if not _active or request.url == ANSWERED_URL:
-        return None
-    return _active[-1].answer(request)
-
-
-def install() -> None:
-    """Register the hook on every botocore session created from now on (idempotent; inactive until a mock
-    starts). Importing this module does it."""
-    from botocore.handlers import BUILTIN_HANDLERS, REGISTER_FIRST
-
-    for event in _EVENTS:
-        spec = (event, _before_send, REGISTER_FIRST)
-        if spec not in BUILTIN_HANDLERS:
-            BUILTIN_HANDLERS.append(spec)
-
-
-def _register(emitter: Any) -> None:
-    """Register the hook on one session or client's events (a second registration is harmless: a request
-    is answered once, then marked)."""
-    for event in _EVENTS:
-        emitter.register_first(event, _before_send, unique_id=f"dynabase-mock-{event}")
-
-
-def patch_client(client: Any) -> Any:
-    """Route a client (or ``boto3.resource``) made before this module was imported through the mock.
-    Clients made afterwards need nothing. Returns its argument."""
-    _register(getattr(getattr(client, "meta", None), "client", client).meta.events)
-    return client
-
-
-install()
 
 
 class _Activation:
@@ -144,14 +102,11 @@ class _Activation:
                 os.environ[name] = value
         boto3 = _boto3()
         if boto3 is not None and boto3.DEFAULT_SESSION is not None:  # made before the hook was installed?
-            _register(boto3.DEFAULT_SESSION._session.get_component("event_emitter"))
-        with _active_lock:
-            _active.append(self)
+            register(boto3.DEFAULT_SESSION._session.get_component("event_emitter"))
+        activate(self)
 
     def exit(self) -> None:
-        with _active_lock:
-            if self in _active:
-                _active.remove(self)
+        deactivate(self)
         for name, value in self._saved_env.items():
             if value is None:
                 os.environ.pop(name, None)
