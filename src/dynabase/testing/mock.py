@@ -188,6 +188,11 @@ class MockDynamoDB:
             raise RuntimeError("the mock is not active")
         return self._stack[-1].databases.engine(account_id or self.account_id, region or default_region())
 
+    def opened(self, region: str | None = None, account_id: str | None = None) -> bool:
+        """Whether the innermost activation has opened (and so copied) the database of a region and account."""
+        key = (account_id or self.account_id, region or default_region())
+        return bool(self._stack) and key in self._stack[-1].databases.keys()
+
     # -- starting and stopping
 
     def start(self) -> MockDynamoDB:

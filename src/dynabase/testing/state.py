@@ -99,5 +99,6 @@ def copy_database(source: Engine, target: Engine) -> None:
     target engine re-read its catalog."""
     with source.storage.lock, target.storage.lock:
         source.storage.conn.backup(target.storage.conn)
+        target.storage.reload_catalog_version()
     target.catalog.forget()
     target.ensure_sweeper()
