@@ -38,7 +38,7 @@ def test_only_opened_keys_are_copied_and_regions_stay_apart() -> None:
         "eu-west-1",
         "123456789012",
     ]
-    assert sorted(copy.keys()) == [("123456789012", "eu-west-1"), ("123456789012", "us-east-1")]
+    assert sorted(copy.opened()) == [("123456789012", "eu-west-1"), ("123456789012", "us-east-1")]
 
 
 def test_account_of() -> None:

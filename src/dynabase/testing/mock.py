@@ -191,7 +191,7 @@ class MockDynamoDB:
     def opened(self, region: str | None = None, account_id: str | None = None) -> bool:
         """Whether the innermost activation has opened (and so copied) the database of a region and account."""
         key = (account_id or self.account_id, region or default_region())
-        return bool(self._stack) and key in self._stack[-1].databases.keys()
+        return bool(self._stack) and key in self._stack[-1].databases.opened()
 
     # -- starting and stopping
 

@@ -64,7 +64,8 @@ class Databases:
                     self._engines[key] = engine
         return engine
 
-    def keys(self) -> list[Key]:
+    def opened(self) -> list[Key]:
+        """The (account, region) pairs opened so far."""
         return list(self._engines)
 
     def path(self, account: str, region: str) -> str:
