@@ -9,5 +9,5 @@ import pytest
 def _aws_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
-    for name in ("AWS_REGION", "AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB"):
+    for name in ("AWS_REGION", "AWS_PROFILE"):
         monkeypatch.delenv(name, raising=False)
