@@ -400,3 +400,37 @@ def test_moto_coexists() -> None:
             assert client.scan(TableName="orders")["Count"] == 1
             assert s3.get_object(Bucket="reports", Key="k")["Body"].read() == b"v"
             assert not dynamodb_backends[DEFAULT_ACCOUNT_ID]["us-east-1"].tables  # moto never saw them
+
+
+@mock_dynamodb
+class TestPlainClassWithSetupMethod:
+    """setup_method and teardown_method run inside the test's mock."""
+
+    def setup_method(self, method: Any) -> None:
+        self.client = boto3.client("dynamodb")
+        make_orders(self.client)
+
+    def teardown_method(self, method: Any) -> None:
+        assert self.client.list_tables()["TableNames"] == ["orders"]
+
+    def test_one(self) -> None:
+        self.client.put_item(TableName="orders", Item={"pk": {"S": "x"}, "sk": {"S": "1"}})
+
+    def test_two(self) -> None:
+        assert self.client.scan(TableName="orders")["Count"] == 0
+
+
+def test_nested_mocks_the_innermost_answers() -> None:
+    with mock_dynamodb():
+        client = boto3.client("dynamodb")
+        make_orders(client)
+        with mock_dynamodb():
+            assert client.list_tables()["TableNames"] == []
+        assert client.list_tables()["TableNames"] == ["orders"]
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(TypeError, match="decorates functions and classes"):
+        mock_dynamodb(5)
+    with pytest.raises(Exception, match="does not exist"), mock_dynamodb(seed=["/nonexistent/rows.jsonl"]):
+        pass
