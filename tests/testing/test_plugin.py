@@ -123,3 +123,38 @@ def test_under_xdist(tmp_path: Path) -> None:
     result = _run(tmp_path, "-n", "2")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "48 passed" in result.stdout
+
+
+def test_session_tables_are_created_once_and_conflicts_are_errors() -> None:
+    from dynabase.testing.plugin import SessionTables
+
+    keys = {
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+        "BillingMode": "PAY_PER_REQUEST",
+    }
+    schema = {
+        "format": "onetable:1.1.0",
+        "version": "0.0.1",
+        "indexes": {"primary": {"hash": "pk", "sort": "sk"}},
+        "models": {
+            "User": {
+                "pk": {"type": "string", "value": "u#${id}"},
+                "sk": {"type": "string", "value": "u#"},
+                "id": {"type": "string"},
+            }
+        },
+    }
+    session = SessionTables()
+    try:
+        session.create_table(TableName="shared", **keys)
+        session.create_table(TableName="shared", **keys)  # the same request again: nothing to do
+        with pytest.raises(ValueError, match="another definition"):
+            session.create_table(TableName="shared", **{**keys, "BillingMode": "PROVISIONED"})
+        assert session.table(schema, "users")["TableName"] == "users"
+        session.table(schema, "users")
+        session.create_table(region="eu-west-1", TableName="shared", **keys)  # another region's database
+        assert session.engine().catalog.names() == ["shared", "users"]
+        assert session.engine("eu-west-1").catalog.names() == ["shared"]
+    finally:
+        session.databases.close()

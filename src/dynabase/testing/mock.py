@@ -285,18 +285,7 @@ class MockDynamoDB:
         return teardown_method
 
 
-def mock_dynamodb(
-    target: Any = None,
-    *,
-    tables: Iterable[Mapping[str, Any]] = (),
-    schemas: Mapping[str, Any] | None = None,
-    seed: Iterable[Any] = (),
-    db: str | os.PathLike[str] | None = None,
-    account_id: str = DEFAULT_ACCOUNT,
-    accounts: Mapping[str, str] | None = None,
-    region: str | None = None,
-    fake_credentials: bool = True,
-) -> Any:
+def mock_dynamodb(target: Any = None, **options: Any) -> Any:
     """DynamoDB and DynamoDB Streams in process, for boto3 and everything built on botocore.
 
     Use it as ``with mock_dynamodb():``, as ``@mock_dynamodb`` / ``@mock_dynamodb(...)`` on a test function
@@ -313,17 +302,11 @@ def mock_dynamodb(
       its own account).
     - ``fake_credentials``: set ``AWS_ACCESS_KEY_ID``/``AWS_SECRET_ACCESS_KEY`` to ``testing`` while active
       when the environment has none, as moto does (no credentials are needed otherwise).
+
+    ``options`` are :class:`MockDynamoDB`'s: ``tables``, ``schemas``, ``seed``, ``db``, ``account_id``,
+    ``accounts``, ``region``, ``fake_credentials``.
     """
-    mock = MockDynamoDB(
-        tables=tables,
-        schemas=schemas,
-        seed=seed,
-        db=db,
-        account_id=account_id,
-        accounts=accounts,
-        region=region,
-        fake_credentials=fake_credentials,
-    )
+    mock = MockDynamoDB(**options)
     return mock if target is None else mock(target)
 
 
