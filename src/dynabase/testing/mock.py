@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import sys
 import tempfile
 import threading
 import unittest
@@ -100,7 +101,7 @@ class _Activation:
             for name, value in FAKE_CREDENTIALS.items():
                 self._saved_env[name] = os.environ.get(name)
                 os.environ[name] = value
-        boto3 = _boto3()
+        boto3 = sys.modules.get("boto3")
         if boto3 is not None and boto3.DEFAULT_SESSION is not None:  # made before the hook was installed?
             register(boto3.DEFAULT_SESSION._session.get_component("event_emitter"))
         activate(self)
@@ -114,12 +115,6 @@ class _Activation:
                 os.environ[name] = value
         self.app.close()
         self.databases.close()
-
-
-def _boto3() -> Any:
-    import sys
-
-    return sys.modules.get("boto3")
 
 
 class MockDynamoDB:
