@@ -434,3 +434,19 @@ def test_bad_arguments() -> None:
         mock_dynamodb(5)
     with pytest.raises(Exception, match="does not exist"), mock_dynamodb(seed=["/nonexistent/rows.jsonl"]):
         pass
+
+
+def test_seeding_from_an_s3_export(tmp_path: Any) -> None:
+    from dynabase.transfer import export_table
+
+    source = dynabase.connect(":memory:")
+    make_orders(source)
+    for i in range(7):
+        source.put_item(
+            TableName="orders", Item={"pk": {"S": f"c{i}"}, "sk": {"S": "o"}, "b": {"B": b"\x01"}}
+        )
+    export_table(source, "orders", tmp_path / "export", format="s3")
+    with mock_dynamodb(seed=[tmp_path / "export"]):  # the table is created from the export's description
+        client = boto3.client("dynamodb")
+        items = client.scan(TableName="orders")["Items"]
+        assert len(items) == 7 and items[0]["b"] == {"B": b"\x01"}
