@@ -3,6 +3,7 @@
 - :func:`connect` -- an embedded database (a file or ``":memory:"``) behind boto3's low-level DynamoDB client
 - :func:`aws` -- a real boto3 DynamoDB client (AWS, DynamoDB Local, any compatible endpoint)
 - :class:`Engine` -- the embedded engine itself (``engine.call("PutItem", {...})``)
+- :func:`mock_dynamodb` -- boto3's DynamoDB answered in process, for tests (a drop-in for moto's ``mock_aws``)
 
 Names are imported on first use, so commands such as ``dynabase serve`` start fast.
 """
@@ -12,13 +13,14 @@ from __future__ import annotations
 from ._lazy import lazy_exports
 
 __version__ = "0.1.0"
-__all__ = ["EmbeddedClient", "Engine", "aws", "connect"]
+__all__ = ["EmbeddedClient", "Engine", "aws", "connect", "mock_dynamodb"]
 
 _WHERE = {
     "connect": ".client",
     "aws": ".client",
     "EmbeddedClient": ".client",
     "Engine": ".engine",
+    "mock_dynamodb": ".testing.mock",
 }
 
 

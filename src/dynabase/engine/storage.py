@@ -152,6 +152,10 @@ class Storage:
             return self._version
         return self.conn.execute("PRAGMA user_version").fetchone()[0]
 
+    def reload_catalog_version(self) -> None:
+        """Re-read the catalog version after the database was replaced underneath (SQLite's backup API)."""
+        self._version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+
     def bump_catalog_version(self) -> None:
         """Call inside a write transaction that changed the catalog."""
         version = self.conn.execute("PRAGMA user_version").fetchone()[0] + 1
