@@ -174,30 +174,37 @@ class _Trickler:
     def _run(self) -> None:
         head = b"POST / HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 10_000
         sent = 0
+        next_byte = time.monotonic()
         while not self._stop.is_set() and len(self.closed) < len(self.socks):
+            due = time.monotonic() >= next_byte
             for index, sock in enumerate(self.socks):
-                if index in self.closed:
-                    continue
-                try:
-                    data = sock.recv(4096)
-                    self.answers[index] = self.answers.get(index, b"") + data
-                    if not data:
-                        self.closed[index] = time.monotonic() - self.started.get(index, time.monotonic())
-                        continue
-                except BlockingIOError:
-                    pass
-                except OSError:
-                    self.closed[index] = time.monotonic() - self.started.get(index, time.monotonic())
-                    continue
-                try:
-                    sock.send(head[sent : sent + 1])
-                    self.started.setdefault(index, time.monotonic())
-                except BlockingIOError:
-                    pass
-                except OSError:
-                    self.closed[index] = time.monotonic() - self.started.get(index, time.monotonic())
-            sent += 1
-            self._stop.wait(self.every)
+                if index not in self.closed:
+                    self._step(index, sock, head[sent : sent + 1] if due else b"")
+            if due:
+                sent += 1
+                next_byte += self.every
+            self._stop.wait(0.05)
+
+    def _step(self, index: int, sock: socket.socket, byte: bytes) -> None:
+        """Note an answer or a close by the server (it closes after answering), else send ``byte``."""
+        try:
+            data = sock.recv(4096)
+        except BlockingIOError:
+            data = None
+        except OSError:
+            data = b""
+        if data is not None:
+            self.answers[index] = data
+            self.closed[index] = time.monotonic() - self.started.get(index, time.monotonic())
+            return
+        if byte:
+            try:
+                sock.send(byte)
+                self.started.setdefault(index, time.monotonic())
+            except BlockingIOError:
+                pass
+            except OSError:
+                self.closed[index] = time.monotonic() - self.started.get(index, time.monotonic())
 
 
 def test_trickling_connections_neither_hold_slots_nor_outlive_the_request_deadline(
@@ -379,3 +386,31 @@ def test_the_limits_are_options_of_the_command() -> None:
     assert "limits: 3 connections (--max-connections), idle 0.5s (--idle-timeout), request 0.8s" in output
     assert "request timeout (0.8s, --request-timeout)" in output
     assert "connection cap (3, --max-connections) reached" in output
+
+
+@pytest.mark.slow
+def test_the_issues_slowloris_against_the_defaults() -> None:
+    """The issue's attack on a default ``dynabase serve``: 520 sockets (more than the 512 served at once) each
+    trickling a byte every 5 s. Ordinary requests are answered throughout, and no trickler outlives the
+    default 30 s request deadline."""
+    from dynabase.server import start_subprocess
+    from dynabase.server.options import DEFAULT_REQUEST_TIMEOUT
+
+    with start_subprocess() as process:
+        client = boto_client(process.url)
+        latencies: list[float] = []
+        with _Trickler(process.url, count=520, every=5.0) as trickler:
+            until = time.monotonic() + DEFAULT_REQUEST_TIMEOUT + 5
+            while time.monotonic() < until and len(trickler.closed) < 520:
+                fresh = boto_client(process.url)
+                started = time.monotonic()
+                assert "TableNames" in fresh.list_tables()
+                assert "TableNames" in client.list_tables()
+                latencies.append(time.monotonic() - started)
+                time.sleep(0.5)
+            assert len(trickler.closed) == 520
+            assert max(trickler.closed.values()) < DEFAULT_REQUEST_TIMEOUT + 5
+        output = process.output()
+    assert max(latencies) < 2.0, latencies
+    assert "status=503" not in output
+    assert "request timeout (30s, --request-timeout)" in output
