@@ -170,6 +170,11 @@ class RequestLog:
     def error(self, message: str) -> None:
         self.write(f"ts={self._now()} level=error msg={_logfmt(message, 100_000)}")
 
+    def event(self, message: str, level: str = "warn", verbose: bool = False) -> None:
+        """A server event (a limit that bit): logged at level 1, or 2 when ``verbose``."""
+        if self.level >= (2 if verbose else 1):
+            self.write(f"ts={self._now()} level={level} msg={_logfmt(message, 2000)}")
+
 
 def _table_of(request: Any) -> str:
     if type(request) is not dict:

@@ -7,9 +7,12 @@ SDK clients hold a handful of keep-alive connections and the engine call is bloc
 behind a lock), so a blocking ``recv``/``sendall`` loop per connection is the shortest path; the accept loop is
 the only place that waits on a selector.
 
-Limits: request bodies over 16 MiB get a 413 (as DynamoDB), header blocks over 64 KiB a 431, at most
-``max_connections`` connections are served at once (more get a 503 and are closed), a connection idle between
-requests is closed after ``idle_timeout`` seconds and one stalled inside a request after ``request_timeout``.
+Limits: request bodies over 16 MiB get a 413 (as DynamoDB), header blocks over 64 KiB a 431, ambiguous framing
+(Content-Length with Transfer-Encoding, repeated Content-Length, bare CR/LF) a 400. A request must arrive whole
+within ``request_timeout`` of needing a second read (trickling bytes does not extend it: 408); a connection idle
+between requests is closed after ``idle_timeout``. At most ``max_connections`` are served at once; at the cap
+the longest-idle connection is closed to admit a new one, else the one waiting longest on its client inside a
+request; a 503 only when every connection is inside the engine. Limits that bite are logged.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import zlib
 from typing import Any
 
 from .app import MAX_REQUEST_BYTES, DynamoDBApp
+from .options import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT
 
 MAX_HEADER_BYTES = 64 * 1024
 _RECV = 256 * 1024
@@ -68,13 +72,61 @@ class _BadRequest(Exception):
         self.status = status
 
 
-class _Connection:
-    __slots__ = ("sock", "idle", "thread")
+class _Timeout(Exception):
+    """The request did not arrive whole within ``request_timeout``."""
 
-    def __init__(self, sock: socket.socket) -> None:
+
+class _Closed(Exception):
+    """The client closed the connection inside a request."""
+
+
+# where a connection is: at the cap, an idle one is closed first, then one waiting on its client (reading a
+# request or writing an answer), the one waiting longest; one inside the engine never
+_IDLE, _READING, _BUSY, _WRITING = range(4)
+_PHASES = ("idle", "reading a request", "busy", "writing an answer")
+
+
+class _Connection:
+    __slots__ = ("sock", "client", "phase", "since", "evicted", "thread")
+
+    def __init__(self, sock: socket.socket, client: str) -> None:
         self.sock = sock
-        self.idle = True
+        self.client = client
+        self.phase = _IDLE
+        self.since = time.monotonic()
+        self.evicted = False
         self.thread: threading.Thread | None = None
+
+
+class _Reader:
+    """Reads the rest of one request from a connection by a deadline set when the request first needs more
+    than what has arrived (trickled bytes cannot extend it)."""
+
+    __slots__ = ("conn", "state", "timeout", "deadline")
+
+    def __init__(self, conn: socket.socket, state: _Connection, timeout: float) -> None:
+        self.conn = conn
+        self.state = state
+        self.timeout = timeout
+        self.deadline = 0.0
+
+    def recv(self, size: int) -> bytes:
+        now = time.monotonic()
+        if not self.deadline:
+            self.deadline = now + self.timeout
+            self.state.phase = _READING
+            self.state.since = now
+        remaining = self.deadline - now
+        if remaining <= 0:
+            raise _Timeout()
+        self.conn.settimeout(remaining)
+        try:
+            chunk = self.conn.recv(size)
+        except TimeoutError:
+            raise _Timeout() from None
+        if not chunk:
+            raise _Closed()
+        return chunk
 
 
 class HTTPServer:
@@ -87,9 +139,9 @@ class HTTPServer:
         port: int = 8000,
         *,
         max_body: int = MAX_REQUEST_BYTES,
-        idle_timeout: float = 300.0,
-        request_timeout: float = 60.0,
-        max_connections: int = 512,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
         backlog: int = 512,
     ) -> None:
         self.app = app
@@ -121,7 +173,11 @@ class HTTPServer:
 
     def in_flight(self) -> int:
         with self._lock:
-            return sum(1 for c in self._connections.values() if not c.idle)
+            return sum(1 for c in self._connections.values() if c.phase != _IDLE)
+
+    def connection_count(self) -> int:
+        with self._lock:
+            return len(self._connections)
 
     # -- accept loop -------------------------------------------------------------------------------------------
 
@@ -159,187 +215,212 @@ class HTTPServer:
                 conn.close()
                 return
             conn.setblocking(True)
+            state = _Connection(conn, _client_name(address))
             with self._lock:
-                crowded = len(self._connections) >= self.max_connections
-            if crowded:
-                self._refuse(conn)
+                victim = None
+                if len(self._connections) >= self.max_connections:
+                    victim = self._victim()
+                    if victim is not None:
+                        del self._connections[id(victim)]
+                        victim.evicted = True
+                admitted = victim is not None or len(self._connections) < self.max_connections
+                if admitted:
+                    self._connections[id(state)] = state
+            if victim is not None:
+                self._make_room(victim, state.client)
+            if not admitted:
+                self._refuse(conn, state.client)
                 continue
-            state = _Connection(conn)
             thread = threading.Thread(
-                target=self._serve_connection, args=(state, address), name="dynabase-conn", daemon=True
+                target=self._serve_connection, args=(state,), name="dynabase-conn", daemon=True
             )
             state.thread = thread
-            with self._lock:
-                self._connections[id(state)] = state
             thread.start()
 
-    def _refuse(self, conn: socket.socket) -> None:
+    def _victim(self) -> _Connection | None:
+        """The connection to close for a new one (the lock held): the longest idle, else the one waiting
+        longest on its client inside a request; None when every connection is inside the engine."""
+        idle = stalled = None
+        for state in self._connections.values():
+            if state.phase == _IDLE:
+                if idle is None or state.since < idle.since:
+                    idle = state
+            elif state.phase != _BUSY and (stalled is None or state.since < stalled.since):
+                stalled = state
+        return idle or stalled
+
+    def _make_room(self, victim: _Connection, newcomer: str) -> None:
+        waited = time.monotonic() - victim.since
+        self.app.log.event(
+            f"connection cap ({self.max_connections}, --max-connections) reached: closed {victim.client}'s "
+            f"connection ({_PHASES[victim.phase]} for {waited:.1f}s) to serve {newcomer}"
+        )
+        # an idle connection's thread still answers a request that arrived meanwhile (only reading is shut);
+        # one stalled on its client is cut both ways (a blocked send must fail too)
+        how = socket.SHUT_RD if victim.phase == _IDLE else socket.SHUT_RDWR
+        with contextlib.suppress(OSError):
+            victim.sock.shutdown(how)
+
+    def _refuse(self, conn: socket.socket, client: str) -> None:
         body = (
             b'{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException",'
             b'"Message":"Too many open connections"}'
         )
+        rid = self.app.request_id()
+        self.app.log.request(
+            "-", "-", 503, 0.0, client, rid,
+            f"all {self.max_connections} connections (--max-connections) are busy inside requests",
+        )  # fmt: skip
         with contextlib.suppress(OSError):
             conn.settimeout(1.0)
-            conn.sendall(
-                self._head(503, body, self.app.request_id(), "application/x-amz-json-1.0", None, True) + body
-            )
+            conn.sendall(self._head(503, body, rid, "application/x-amz-json-1.0", None, True) + body)
         conn.close()
 
     # -- one connection ----------------------------------------------------------------------------------------
 
-    def _serve_connection(self, state: _Connection, address: Any) -> None:
+    def _serve_connection(self, state: _Connection) -> None:
         conn = state.sock
-        client = f"{address[0]}:{address[1]}" if isinstance(address, tuple) else str(address)
         try:
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except OSError:
             pass
         try:
-            self._connection_loop(state, conn, client)
-        except (OSError, _BadRequest):
+            self._connection_loop(state, conn)
+        except (OSError, _BadRequest, _Closed):
             pass
         except Exception as error:  # a bug here must not kill the server
-            self.app.log.error(f"connection {client}: {error!r}")
+            self.app.log.error(f"connection {state.client}: {error!r}")
         finally:
             with self._lock:
                 self._connections.pop(id(state), None)
             with contextlib.suppress(OSError):
                 conn.close()
 
-    def _connection_loop(self, state: _Connection, conn: socket.socket, client: str) -> None:
+    def _connection_loop(self, state: _Connection, conn: socket.socket) -> None:
         buf = b""
-        recv = conn.recv
         idle_timeout = self.idle_timeout
         conn.settimeout(idle_timeout)
+        reader = _Reader(conn, state, self.request_timeout)
         app = self.app
         while True:
-            # -- the request head; the idle timeout applies until its first bytes, the request timeout after
-            # (switched only when a request needs more than one read: most arrive whole)
-            state.idle = not buf
-            if state.idle and self._stopping.is_set():
-                return
-            end = buf.find(b"\r\n\r\n")
-            reads = 0
-            while end < 0:
-                if len(buf) > MAX_HEADER_BYTES:
-                    self._send_error(conn, 431, "Request header block too large")
+            # -- wait for a request (most arrive whole in one read: then no deadline is needed)
+            if not buf:
+                if state.evicted or self._stopping.is_set():
                     return
-                if reads == 1:
-                    conn.settimeout(self.request_timeout)
+                state.phase = _IDLE
                 try:
-                    chunk = recv(_RECV)
+                    buf = conn.recv(_RECV)
                 except TimeoutError:
-                    if buf:
-                        self._send_error(conn, 408, "Timed out reading the request")
+                    app.log.event(
+                        f"closed {state.client}'s keep-alive connection: idle {idle_timeout:g}s "
+                        "(--idle-timeout)",
+                        "info",
+                        verbose=True,
+                    )
                     return
-                if not chunk:
+                if not buf:
                     return
-                state.idle = False
-                reads += 1
-                buf += chunk
-                end = buf.find(b"\r\n\r\n", max(0, len(buf) - len(chunk) - 3))
-            state.idle = False
-            if end > MAX_HEADER_BYTES:
-                self._send_error(conn, 431, "Request header block too large")
-                return
-            head = buf[:end]
-            buf = buf[end + 4 :]
             try:
-                method, target, version, headers = _parse_head(head)
+                method, target, headers, keep_alive, body, buf = self._read_request(reader, buf)
+            except _Timeout:
+                self._send_error(conn, 408, f"The request did not arrive within {self.request_timeout:g}s")
+                app.log.event(
+                    f"request timeout ({self.request_timeout:g}s, --request-timeout): closed {state.client}'s "
+                    "connection inside a request"
+                )
+                return
+            except _TooLarge as error:
+                self._reply(conn, app.too_large(error.length), "POST", False)
+                self._drain_and_close(conn)
+                return
             except _BadRequest as error:
                 self._send_error(conn, error.status, str(error))
                 return
-            keep_alive = _keep_alive(version, headers)
-            # -- the body
-            chunked = "chunked" in headers.get("transfer-encoding", "").lower()
-            if chunked:
-                try:
-                    body, buf = self._read_chunked(conn, buf, headers)
-                except _TooLarge:
-                    self._reply(conn, app.too_large(), method, False)
-                    self._drain_and_close(conn)
-                    return
-                except _BadRequest as error:
-                    self._send_error(conn, error.status, str(error))
-                    return
-            else:
-                length_text = headers.get("content-length")
-                if length_text is None:
-                    length = 0
-                else:
-                    if not length_text.isdigit():
-                        self._send_error(conn, 400, "Invalid Content-Length")
-                        return
-                    length = int(length_text)
-                if length > self.max_body:
-                    self._reply(conn, app.too_large(length), method, False)
-                    self._drain_and_close(conn)
-                    return
-                if length and headers.get("expect", "").lower() == "100-continue" and len(buf) < length:
-                    conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
-                if len(buf) >= length:
-                    body = buf[:length]
-                    buf = buf[length:]
-                else:
-                    if reads < 2:
-                        conn.settimeout(self.request_timeout)
-                        reads = 2
-                    body, buf = _read_exactly(recv, buf, length)
+            if reader.deadline:  # the request took more than one read: back to the idle timeout
+                reader.deadline = 0.0
+                conn.settimeout(idle_timeout)
             # -- answer
-            response = app.handle(method, target, headers, body, client)
-            if self._stopping.is_set():
+            state.phase = _BUSY
+            response = app.handle(method, target, headers, body, state.client)
+            if self._stopping.is_set() or state.evicted:
                 keep_alive = False
+            state.since = time.monotonic()
+            state.phase = _WRITING
             self._reply(conn, response, method, keep_alive)
             if not keep_alive:
                 with contextlib.suppress(OSError):
                     conn.shutdown(socket.SHUT_WR)
                 return
-            if reads > 1:
-                conn.settimeout(idle_timeout)
 
-    def _read_chunked(self, conn: socket.socket, buf: bytes, headers: dict[str, str]) -> tuple[bytes, bytes]:
-        recv = conn.recv
+    def _read_request(
+        self, reader: _Reader, buf: bytes
+    ) -> tuple[str, str, dict[str, str], bool, bytes, bytes]:
+        """One request from ``buf`` and then the socket: (method, target, headers, keep-alive, body, what
+        follows it)."""
+        end = buf.find(b"\r\n\r\n")
+        while end < 0:
+            if len(buf) > MAX_HEADER_BYTES:
+                raise _BadRequest(431, "Request header block too large")
+            chunk = reader.recv(_RECV)
+            buf += chunk
+            end = buf.find(b"\r\n\r\n", max(0, len(buf) - len(chunk) - 3))
+        if end > MAX_HEADER_BYTES:
+            raise _BadRequest(431, "Request header block too large")
+        method, target, version, headers = _parse_head(buf[:end])
+        buf = buf[end + 4 :]
+        chunked, length = _framing(version, headers)
+        expect_continue = "expect" in headers and headers["expect"].lower() == "100-continue"
+        if chunked:
+            body, buf = self._read_chunked(reader, buf, expect_continue)
+        else:
+            if length > self.max_body:
+                raise _TooLarge(length)
+            if len(buf) >= length:
+                body, buf = buf[:length], buf[length:]
+            else:
+                if expect_continue:
+                    reader.conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+                body, buf = _read_exactly(reader, buf, length)
+        return method, target, headers, _keep_alive(version, headers), body, buf
+
+    def _read_chunked(self, reader: _Reader, buf: bytes, expect_continue: bool) -> tuple[bytes, bytes]:
         parts: list[bytes] = []
         total = 0
-        expect_continue = headers.get("expect", "").lower() == "100-continue"
         while True:
             end = buf.find(b"\r\n")
             while end < 0:
                 if len(buf) > 1024:
                     raise _BadRequest(400, "Invalid chunk header")
                 if expect_continue:
-                    conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+                    reader.conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
                     expect_continue = False
-                chunk = recv(_RECV)
-                if not chunk:
-                    raise _BadRequest(400, "Connection closed inside a chunked body")
-                buf += chunk
+                buf += reader.recv(_RECV)
                 end = buf.find(b"\r\n")
-            size_text = buf[:end].split(b";", 1)[0].strip()
-            try:
-                size = int(size_text, 16)
-            except ValueError:
+            size_text, semicolon, _ = buf[:end].partition(b";")  # chunk extensions are ignored
+            if semicolon:
+                size_text = size_text.rstrip(b" \t")
+            if not 0 < len(size_text) <= 16 or size_text.strip(_HEX_DIGITS):
                 raise _BadRequest(400, "Invalid chunk size")
+            size = int(size_text, 16)
             buf = buf[end + 2 :]
             if size == 0:
                 # trailers, up to the blank line
                 while True:
                     end = buf.find(b"\r\n")
                     while end < 0:
-                        chunk = recv(_RECV)
-                        if not chunk:
-                            raise _BadRequest(400, "Connection closed inside a chunked body")
-                        buf += chunk
-                        end = buf.find(b"\r\n")
                         if len(buf) > MAX_HEADER_BYTES:
                             raise _BadRequest(431, "Trailers too large")
+                        buf += reader.recv(_RECV)
+                        end = buf.find(b"\r\n")
                     line, buf = buf[:end], buf[end + 2 :]
                     if not line:
                         return b"".join(parts), buf
             total += size
             if total > self.max_body:
-                raise _TooLarge()
-            data, buf = _read_exactly(recv, buf, size + 2)
+                raise _TooLarge(None)
+            data, buf = _read_exactly(reader, buf, size + 2)
+            if data[size:] != b"\r\n":
+                raise _BadRequest(400, "Invalid chunk: no CRLF after its data")
             parts.append(data[:size])
 
     # -- writing -----------------------------------------------------------------------------------------------
@@ -392,6 +473,7 @@ class HTTPServer:
 
         body = dumps({"__type": "com.amazon.coral.service#SerializationException", "Message": message})
         with contextlib.suppress(OSError):
+            conn.settimeout(1.0)
             conn.sendall(
                 self._head(status, body, self.app.request_id(), "application/x-amz-json-1.0", None, True)
                 + body
@@ -442,7 +524,9 @@ class HTTPServer:
             if not states:
                 break
             for state in states:
-                if state.idle:  # waiting for a next request that will not come: wake its recv with EOF
+                if (
+                    state.phase == _IDLE
+                ):  # waiting for a next request that will not come: wake its recv with EOF
                     with contextlib.suppress(OSError):
                         state.sock.shutdown(socket.SHUT_RD)
             remaining = deadline - time.monotonic()
@@ -463,25 +547,61 @@ class HTTPServer:
 
 
 class _TooLarge(Exception):
-    pass
+    def __init__(self, length: int | None) -> None:
+        super().__init__(length)
+        self.length = length
 
 
-def _read_exactly(recv: Any, buf: bytes, length: int) -> tuple[bytes, bytes]:
+_HEX_DIGITS = b"0123456789abcdefABCDEF"
+
+
+def _client_name(address: Any) -> str:
+    return f"{address[0]}:{address[1]}" if isinstance(address, tuple) else str(address)
+
+
+def _read_exactly(reader: _Reader, buf: bytes, length: int) -> tuple[bytes, bytes]:
     """``length`` bytes (``buf`` first, then the socket) and what was read past them."""
     parts = [buf]
     have = len(buf)
     while have < length:
-        chunk = recv(min(max(length - have, 65536), 4 * 1024 * 1024))
-        if not chunk:
-            raise _BadRequest(400, "Connection closed inside the body")
+        chunk = reader.recv(min(max(length - have, 65536), 4 * 1024 * 1024))
         parts.append(chunk)
         have += len(chunk)
     data = b"".join(parts)
     return data[:length], data[length:]
 
 
+def _framing(version: str, headers: dict[str, str]) -> tuple[bool, int]:
+    """(chunked, content length) of a request body; ambiguous framing is refused (RFC 9112 section 6): both
+    Content-Length and Transfer-Encoding, repeated or malformed Content-Length, codings other than chunked."""
+    coding = headers.get("transfer-encoding")
+    length = headers.get("content-length")
+    if coding is None:
+        if length is None:
+            return False, 0
+        # one header of ASCII digits only (a repeated one was joined with ","; int() would take "+1", "1_0")
+        if not (length.isdigit() and length.isascii() and len(length) <= 18):
+            raise _BadRequest(400, "Invalid Content-Length")
+        return False, int(length)
+    if length is not None:
+        raise _BadRequest(400, "A request must not have both Content-Length and Transfer-Encoding")
+    if version == "HTTP/1.0":
+        raise _BadRequest(400, "Transfer-Encoding is not allowed in an HTTP/1.0 request")
+    codings = [part.strip().lower() for part in coding.split(",")]
+    if codings == ["chunked"]:
+        return True, 0
+    unknown = [part for part in codings if part != "chunked"]
+    if unknown:
+        raise _BadRequest(501, f"Unsupported Transfer-Encoding: {coding}")
+    raise _BadRequest(400, f"Invalid Transfer-Encoding: {coding}")
+
+
 def _parse_head(head: bytes) -> tuple[str, str, str, dict[str, str]]:
-    lines = head.decode("latin-1").split("\r\n")
+    text = head.decode("latin-1")
+    lines = text.split("\r\n")
+    # a bare CR or LF, or a NUL, is read differently by different parsers: refused (RFC 9112 section 2.2)
+    if text.count("\n") != len(lines) - 1 or text.count("\r") != len(lines) - 1 or "\x00" in text:
+        raise _BadRequest(400, "Malformed request head: bare CR or LF, or NUL")
     while lines and not lines[0]:  # stray CRLFs between requests are allowed
         lines.pop(0)
     if not lines:
@@ -502,6 +622,8 @@ def _parse_head(head: bytes) -> tuple[str, str, str, dict[str, str]]:
             headers[key] += "," + value.strip()
         else:
             headers[key] = value.strip()
+    if "host" in headers and "," in headers["host"]:
+        raise _BadRequest(400, "More than one Host header")
     return method, target, version, headers
 
 

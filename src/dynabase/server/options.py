@@ -6,6 +6,17 @@ Kept free of heavy imports: ``python -m dynabase.server`` reads them without imp
 from __future__ import annotations
 
 import argparse
+from typing import Any
+
+#: connections served at once; at the cap the longest-idle (then the longest-stalled) one makes room
+DEFAULT_MAX_CONNECTIONS = 512
+#: seconds a keep-alive connection may wait for its next request: longer than the gaps between one client's
+#: requests (a test file, an interactive session), no shorter than the SDKs' own pool idle limits (Java 60 s),
+#: so a client normally closes first; botocore reconnects when it finds a pooled connection closed
+DEFAULT_IDLE_TIMEOUT = 60.0
+#: seconds a whole request (head and body) may take to arrive once it has started: trickled bytes do not
+#: extend it; 16 MiB at ~1 MB/s fits
+DEFAULT_REQUEST_TIMEOUT = 30.0
 
 SHARED_HELP = (
     "one database for every access key and region (the default: the file --db names is the one every client, "
@@ -55,6 +66,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=30.0,
         help="seconds in-flight requests get to finish on SIGTERM/SIGINT (default: %(default)s)",
     )
+    p.add_argument(
+        "--max-connections",
+        type=_positive(int),
+        default=DEFAULT_MAX_CONNECTIONS,
+        metavar="N",
+        help="connections served at once (default: %(default)s); at the cap the longest-idle connection is "
+        "closed for a new client, then the one stalled longest inside a request; 503 only when all are busy",
+    )
+    p.add_argument(
+        "--idle-timeout",
+        type=_positive(float),
+        default=DEFAULT_IDLE_TIMEOUT,
+        metavar="SECONDS",
+        help="close a keep-alive connection idle this long between requests (default: %(default)s)",
+    )
+    p.add_argument(
+        "--request-timeout",
+        type=_positive(float),
+        default=DEFAULT_REQUEST_TIMEOUT,
+        metavar="SECONDS",
+        help="a request's head and body must arrive within this many seconds of its first byte, else 408 "
+        "(default: %(default)s)",
+    )
     loudness = p.add_mutually_exclusive_group()
     loudness.add_argument(
         "-v",
@@ -73,3 +107,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         const=-1,
         help="log only server errors (no line per request)",
     )
+
+
+def _positive(kind: type) -> Any:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not 0 < value < float("inf"):  # NaN fails too
+            raise argparse.ArgumentTypeError(f"must be a positive finite number, not {text}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 from ..errors import StorageError
 from .app import DynamoDBApp, RequestLog
 from .httpd import HTTPServer
+from .options import DEFAULT_MAX_CONNECTIONS
 
 READY_PATTERN = re.compile(r"dynabase serving on (http://\S+)")
 DEFAULT_REGION = "us-east-1"
@@ -144,7 +145,8 @@ def run_in_thread(
 
     ``stop()`` stops gracefully and closes the engine only if this call created it. Options are
     :class:`Server`'s: ``db``, ``region``, ``shared_db``, ``credentials`` ({access key: secret} to require
-    SigV4 signatures), ``log_level`` (0 quiet, 1 every request, 2 bodies too), ``log_stream``.
+    SigV4 signatures), ``log_level`` (0 quiet, 1 every request, 2 bodies too), ``log_stream``, and the
+    HTTP limits ``max_connections``, ``idle_timeout``, ``request_timeout``.
     """
     server = Server(engine, host=host, port=port, **options).start()
     return server.url, server.stop
@@ -168,10 +170,27 @@ def _secrets(options: Any) -> dict[str, str]:
     return secrets
 
 
+def _make_room_for_descriptors(connections: int) -> None:
+    """Raise this process's soft descriptor limit (up to the hard one) so ``connections`` sockets, the
+    databases and the backlog fit: a full table of descriptors would make accept() fail instead of letting the
+    connection cap close an idle connection."""
+    try:
+        import resource
+    except ImportError:  # not on POSIX
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = connections + 256
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
 def serve(options: Any) -> int:
     """``dynabase serve``: run until SIGTERM/SIGINT, then stop gracefully. ``options`` has the command's
     arguments (``db``, ``host``, ``port``, ``region``, ``shared_db``, ``credentials``, ``access_key``,
-    ``secret_key``, ``verbosity``, ``shutdown_timeout``)."""
+    ``secret_key``, ``verbosity``, ``shutdown_timeout``, ``max_connections``, ``idle_timeout``,
+    ``request_timeout``)."""
     err = sys.stderr
     try:
         secrets = _secrets(options)
@@ -179,6 +198,12 @@ def serve(options: Any) -> int:
         print(f"dynabase serve: {error}", file=err)
         return 2
     level = max(0, min(2, 1 + int(getattr(options, "verbosity", 0))))
+    limits = {
+        name: getattr(options, name)
+        for name in ("max_connections", "idle_timeout", "request_timeout")
+        if getattr(options, name, None) is not None
+    }
+    _make_room_for_descriptors(limits.get("max_connections", DEFAULT_MAX_CONNECTIONS))
     try:
         server = Server(
             db=options.db,
@@ -188,6 +213,7 @@ def serve(options: Any) -> int:
             shared_db=options.shared_db,
             credentials=secrets or None,
             log_level=level,
+            **limits,
         )
     except OSError as error:
         print(
@@ -218,6 +244,13 @@ def serve(options: Any) -> int:
             f"SigV4 verified ({len(secrets)} access key{'s' if len(secrets) != 1 else ''})"
             if secrets
             else "not verified"
+        )
+        server.app.log.event(
+            f"limits: {server.http.max_connections} connections (--max-connections), idle "
+            f"{server.http.idle_timeout:g}s (--idle-timeout), request {server.http.request_timeout:g}s "
+            "(--request-timeout)",
+            "info",
+            verbose=True,
         )
         print(
             f"dynabase: signatures {auth}; tables {'shared by all access keys' if server.shared_db else 'per access key and region'}; "

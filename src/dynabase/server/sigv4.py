@@ -134,6 +134,22 @@ def canonical_query(query: str) -> str:
     return "&".join(f"{key}={value}" for key, value in pairs)
 
 
+def payload_hash_of(headers: dict[str, str], body: bytes) -> str:
+    """The payload hash for the canonical request: always the SHA-256 of the bytes received.
+
+    ``X-Amz-Content-Sha256`` is never trusted: a value that is not that hash (another body's, or
+    ``UNSIGNED-PAYLOAD`` / ``STREAMING-*``, which DynamoDB does not take) is refused, so a captured signature
+    cannot be replayed with a substituted body.
+    """
+    import hashlib
+
+    actual = hashlib.sha256(body).hexdigest()
+    claimed = headers.get("x-amz-content-sha256")
+    if claimed is not None and claimed.lower() != actual:
+        raise AuthError("InvalidSignatureException", SIGNATURE_MISMATCH)
+    return actual  # lower-case hex, as SigV4 defines the canonical request
+
+
 class Verifier:
     """Checks SigV4 signatures against a fixed set of access keys."""
 
@@ -248,9 +264,7 @@ class Verifier:
             )
         path, _, query = target.partition("?")
         canonical_headers = "".join(f"{name}:{' '.join(headers.get(name, '').split())}\n" for name in signed)
-        payload_hash = headers.get("x-amz-content-sha256") or hashlib.sha256(body).hexdigest()
-        if payload_hash == "UNSIGNED-PAYLOAD":
-            payload_hash = hashlib.sha256(body).hexdigest()
+        payload_hash = payload_hash_of(headers, body)
         canonical = "\n".join(
             (
                 method,
