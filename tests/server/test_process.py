@@ -211,7 +211,9 @@ def test_options(tmp_path: Path) -> None:
     not_a_database = tmp_path / "text.db"
     not_a_database.write_text("not a database")
     result = _cli("serve", "--db", str(not_a_database), "--port", "0")
-    assert result.returncode == 1 and "cannot open the database" in result.stderr
+    assert result.returncode == 1 and f"cannot open database {not_a_database}: file is not a database" in (
+        result.stderr
+    )
 
 
 def test_credentials_option_turns_verification_on(tmp_path: Path) -> None:
