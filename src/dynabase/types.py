@@ -8,7 +8,7 @@ become :class:`decimal.Decimal` only where arithmetic or comparison needs them.
 from __future__ import annotations
 
 import re
-from decimal import Context, Decimal, InvalidOperation
+from decimal import Context, Decimal
 from typing import Any
 
 from .errors import ValidationException
@@ -31,23 +31,31 @@ MAX_NUMBER_DIGITS = 38
 # -- numbers -------------------------------------------------------------------------------------------------
 
 
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?(\d*)|\.(\d+))(?:[eE]([+-]?\d+))?")
 #: integers already in DynamoDB's normal form (no sign, leading zero, or more than 38 digits)
 PLAIN_INTEGER = re.compile(r"-?[1-9]\d{0,37}")
 #: fractions already in normal form (no leading zero, no trailing zero); at most 39 characters keeps them
 #: within 38 digits and far from the range's ends
 _PLAIN_FRACTION = re.compile(r"-?(?:0|[1-9]\d*)\.\d*[1-9]")
+#: DynamoDB reads numbers as Java BigDecimals, whose exponent and scale are 32-bit integers
+_INT_MAX = 2**31 - 1
+_NOT_A_NUMBER = "A value provided cannot be converted into a number"
 
 
 def parse_number(text: Any) -> Decimal:
     """A DynamoDB number as a Decimal, validated for precision and range."""
-    if type(text) is not str or _NUMBER.fullmatch(text) is None:
-        raise ValidationException("A value provided cannot be converted into a number")
-    try:
-        value = Decimal(text)
-    except InvalidOperation:  # pragma: no cover - the pattern admits only valid decimals
-        raise ValidationException("A value provided cannot be converted into a number")
-    return check_number(value)
+    match = _NUMBER.fullmatch(text) if type(text) is str else None
+    if match is None:
+        raise ValidationException(_NOT_A_NUMBER)
+    fraction, point_fraction, exponent = match.groups()
+    if exponent is not None:
+        digits = exponent.lstrip("+-").lstrip("0") or "0"
+        if len(digits) > 10:  # out of range (and int() of a huge string is slow, or refused)
+            raise ValidationException(_NOT_A_NUMBER)
+        value = -int(digits) if exponent[0] == "-" else int(digits)
+        if value > _INT_MAX or len(fraction or point_fraction or "") - value > _INT_MAX:
+            raise ValidationException(_NOT_A_NUMBER)
+    return check_number(Decimal(text))
 
 
 def normalize_number(text: Any) -> str:
@@ -61,12 +69,18 @@ def normalize_number(text: Any) -> str:
 
 
 def check_number(value: Decimal) -> Decimal:
-    """Raise DynamoDB's errors for a number outside its precision or range; return it normalised."""
+    """Raise DynamoDB's errors for a number outside its precision or range; return it normalised.
+
+    Precision and magnitude come from the digits as written, before any arithmetic: normalising a number far
+    outside the range in a bounded context would overflow, or round it silently to zero.
+    """
     if value.is_zero():
         return Decimal(0)
-    value = value.normalize(DECIMAL_CONTEXT)
-    sign, digits, exponent = value.as_tuple()
-    if len(digits) > MAX_NUMBER_DIGITS:
+    _sign, digits, exponent = value.as_tuple()
+    significant = len(digits)
+    while digits[significant - 1] == 0:
+        significant -= 1
+    if significant > MAX_NUMBER_DIGITS:
         raise ValidationException("DynamoDB only supports precision up to 38 digits")
     magnitude = len(digits) + exponent  # value = 0.d1d2... x 10^magnitude
     if magnitude > 126:
@@ -77,7 +91,7 @@ def check_number(value: Decimal) -> Decimal:
         raise ValidationException(
             "Number underflow. Attempting to store a number with magnitude smaller than supported range"
         )
-    return value
+    return value.normalize(DECIMAL_CONTEXT)
 
 
 def format_number(value: Decimal) -> str:
