@@ -42,19 +42,26 @@ _INT_MAX = 2**31 - 1
 _NOT_A_NUMBER = "A value provided cannot be converted into a number"
 
 
+def readable_number(text: str) -> bool:
+    """Whether DynamoDB can read ``text`` as a number: its syntax, and (as a Java BigDecimal) an exponent and a
+    scale that fit 32-bit integers."""
+    match = _NUMBER.fullmatch(text)
+    if match is None:
+        return False
+    fraction, point_fraction, exponent = match.groups()
+    if exponent is None:
+        return True
+    digits = exponent.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > 10:  # out of range (and int() of a huge string is slow, or refused)
+        return False
+    value = -int(digits) if exponent[0] == "-" else int(digits)
+    return value <= _INT_MAX and len(fraction or point_fraction or "") - value <= _INT_MAX
+
+
 def parse_number(text: Any) -> Decimal:
     """A DynamoDB number as a Decimal, validated for precision and range."""
-    match = _NUMBER.fullmatch(text) if type(text) is str else None
-    if match is None:
+    if type(text) is not str or not readable_number(text):
         raise ValidationException(_NOT_A_NUMBER)
-    fraction, point_fraction, exponent = match.groups()
-    if exponent is not None:
-        digits = exponent.lstrip("+-").lstrip("0") or "0"
-        if len(digits) > 10:  # out of range (and int() of a huge string is slow, or refused)
-            raise ValidationException(_NOT_A_NUMBER)
-        value = -int(digits) if exponent[0] == "-" else int(digits)
-        if value > _INT_MAX or len(fraction or point_fraction or "") - value > _INT_MAX:
-            raise ValidationException(_NOT_A_NUMBER)
     return check_number(Decimal(text))
 
 
@@ -112,7 +119,9 @@ _SET_NAMES = {"SS": "string", "NS": "number", "BS": "binary"}
 
 
 MAX_NESTING = 32
-_NESTING = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
+#: PartiQL's literals say only this much; the other APIs add ``_NESTING``'s explanation
+NESTING = "Nesting Levels have exceeded supported limits"
+_NESTING = f"{NESTING}: Attributes in the item have nested levels beyond supported limit"
 
 
 def validate_value(value: Any, normalize: bool = True, depth: int = 0) -> AttributeValue:
