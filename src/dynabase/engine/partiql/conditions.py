@@ -162,7 +162,7 @@ class Expressions:
                 raise StatementError(
                     f"Negative zero decimal is not supported under {_under(path)} at {number.tok.where}"
                 )
-            return {"N": format_number(-parse_number(value["N"]))}
+            return {"N": format_number(parse_number(value["N"]).copy_negate())}  # exact: no context
         if isinstance(node, (ListLit, StructLit)):
             self.literal_depth += 1
             try:
