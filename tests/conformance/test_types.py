@@ -172,6 +172,9 @@ def test_numbers_nested_in_documents_are_stored_verbatim(client, hash_table):
         "1234567890123456789012345678901234567890",
         "1.23456789012345678901234567890123456789",
         "0.000123456789012345678901234567890123456789",
+        # more digits than an exact 300-digit context holds: rounding them first would store 1
+        "1." + "0" * 500 + "1",
+        "0." + "0" * 100 + "1" + "0" * 300 + "1",
     ],
 )
 def test_number_precision_limit(client, hash_table, number):
