@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from ddb_helpers import on_small_stack
 from dynabase.engine import Engine
 from dynabase.engine.partiql import batch_execute_statement, execute_statement, execute_transaction
 from dynabase.engine.partiql.lexer import Malformed, tokenize
@@ -462,10 +463,6 @@ def test_literal_beyond_a_java_exponent_is_malformed(engine):
 
 def test_deep_statements_parse_on_a_small_stack(engine):
     """2,000 parentheses, 1,500 NOTs and 3,000 brackets: answered on a server-sized thread, no RecursionError."""
-    import sys
-    import threading
-
-    outcomes: list = []
     statements = [
         "SELECT * FROM things WHERE " + "(" * 2000 + "pk = 'a'" + ")" * 2000,
         "SELECT * FROM things WHERE pk = 'a' AND " + "NOT " * 1500 + "x = 0",
@@ -474,22 +471,15 @@ def test_deep_statements_parse_on_a_small_stack(engine):
     ]
 
     def run():
+        outcomes = []
         for statement in statements:
             try:
                 outcomes.append(len(select(engine, statement)["Items"]))
             except DynamoDBError as error:
                 outcomes.append(error.message[:60])
-            except BaseException as error:  # reported in the test's thread
-                outcomes.append(error)
+        return outcomes
 
-    limit = sys.getrecursionlimit()
-    old = threading.stack_size(512 * 1024)
-    try:
-        thread = threading.Thread(target=run)
-    finally:
-        threading.stack_size(old)
-    thread.start()
-    thread.join()
+    outcomes = on_small_stack(run)
     assert outcomes == [
         3,
         # the filter the NOTs translate to is over DynamoDB's 4 KB (Local: 500; with 400 NOTs, as Local says,
@@ -498,4 +488,3 @@ def test_deep_statements_parse_on_a_small_stack(engine):
         "Nesting Levels have exceeded supported limits",
         "Statement wasn't well formed, can't be processed: UPDATE thi",
     ]
-    assert sys.getrecursionlimit() == limit
