@@ -28,6 +28,7 @@ _STACK_PER_LEVEL = 16 * 1024
 _MIN_STACK = 8 * 1024 * 1024
 
 _lock = threading.Lock()
+_worker = threading.local()  # on a worker thread: the nesting level it was sized for
 
 
 def nesting(kinds: list[str]) -> int:
@@ -49,32 +50,42 @@ def call(level: int, function: Callable[..., T], *args: Any) -> T:
     """``function(*args)``, on a stack deep enough for recursion over ``level`` nesting levels."""
     if level <= SHALLOW:
         return function(*args)
+    budget = getattr(_worker, "level", 0)
+    if level <= budget:  # already on a worker sized for it
+        return function(*args)
+    if budget:  # on a smaller worker, whose caller holds the lock
+        return _run(level, function, args)
+    with _lock:  # one deep run at a time: the recursion limit is shared by all threads
+        return _run(level, function, args)
+
+
+def _run(level: int, function: Callable[..., T], args: tuple) -> T:
     result: list = []
     failure: list[BaseException] = []
 
     def run() -> None:
+        _worker.level = level
         try:
             result.append(function(*args))
         except BaseException as error:  # handed to the caller's thread
             failure.append(error)
 
     frames = _BASE_FRAMES + level * _FRAMES_PER_LEVEL
-    with _lock:  # one deep run at a time: the recursion limit is shared by all threads
-        old_limit = sys.getrecursionlimit()
-        old_stack = threading.stack_size()
-        threading.stack_size(max(_MIN_STACK, level * _STACK_PER_LEVEL))
-        try:
-            worker = threading.Thread(target=run, name="dynabase-deep-expression", daemon=True)
-        finally:
-            threading.stack_size(old_stack)
+    old_limit = sys.getrecursionlimit()
+    old_stack = threading.stack_size()
+    threading.stack_size(max(_MIN_STACK, level * _STACK_PER_LEVEL))
+    try:
+        worker = threading.Thread(target=run, name="dynabase-deep-expression", daemon=True)
+    finally:
+        threading.stack_size(old_stack)
+    if old_limit < frames:
+        sys.setrecursionlimit(frames)
+    try:
+        worker.start()
+        worker.join()
+    finally:
         if old_limit < frames:
-            sys.setrecursionlimit(frames)
-        try:
-            worker.start()
-            worker.join()
-        finally:
-            if old_limit < frames:
-                sys.setrecursionlimit(old_limit)
+            sys.setrecursionlimit(old_limit)
     if failure:
         raise failure[0]
     return result[0]
