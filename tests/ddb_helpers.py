@@ -279,3 +279,32 @@ def N(value: Any) -> dict[str, str]:
 
 def B(value: bytes) -> dict[str, bytes]:
     return {"B": value}
+
+
+def on_small_stack(function: Callable[[], Any], stack_size: int = 512 * 1024) -> Any:
+    """``function()`` on a new thread with a small stack, as a server's request threads may have; its result,
+    or its exception re-raised here. Also checks that it leaves the process's recursion limit as it found it."""
+    import sys
+    import threading
+
+    limit = sys.getrecursionlimit()
+    outcome: list = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, function()))
+        except BaseException as error:  # handed to the caller's thread
+            outcome.append((False, error))
+
+    old = threading.stack_size(stack_size)
+    try:
+        thread = threading.Thread(target=run)
+    finally:
+        threading.stack_size(old)
+    thread.start()
+    thread.join()
+    assert sys.getrecursionlimit() == limit
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value

@@ -8,7 +8,7 @@ become :class:`decimal.Decimal` only where arithmetic or comparison needs them.
 from __future__ import annotations
 
 import re
-from decimal import Context, Decimal, InvalidOperation
+from decimal import Context, Decimal
 from typing import Any
 
 from .errors import ValidationException
@@ -31,23 +31,38 @@ MAX_NUMBER_DIGITS = 38
 # -- numbers -------------------------------------------------------------------------------------------------
 
 
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?(\d*)|\.(\d+))(?:[eE]([+-]?\d+))?")
 #: integers already in DynamoDB's normal form (no sign, leading zero, or more than 38 digits)
 PLAIN_INTEGER = re.compile(r"-?[1-9]\d{0,37}")
 #: fractions already in normal form (no leading zero, no trailing zero); at most 39 characters keeps them
 #: within 38 digits and far from the range's ends
 _PLAIN_FRACTION = re.compile(r"-?(?:0|[1-9]\d*)\.\d*[1-9]")
+#: DynamoDB reads numbers as Java BigDecimals, whose exponent and scale are 32-bit integers
+_INT_MAX = 2**31 - 1
+_NOT_A_NUMBER = "A value provided cannot be converted into a number"
+
+
+def readable_number(text: str) -> bool:
+    """Whether DynamoDB can read ``text`` as a number: its syntax, and (as a Java BigDecimal) an exponent and a
+    scale that fit 32-bit integers."""
+    match = _NUMBER.fullmatch(text)
+    if match is None:
+        return False
+    fraction, point_fraction, exponent = match.groups()
+    if exponent is None:
+        return True
+    digits = exponent.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > 10:  # out of range (and int() of a huge string is slow, or refused)
+        return False
+    value = -int(digits) if exponent[0] == "-" else int(digits)
+    return value <= _INT_MAX and len(fraction or point_fraction or "") - value <= _INT_MAX
 
 
 def parse_number(text: Any) -> Decimal:
     """A DynamoDB number as a Decimal, validated for precision and range."""
-    if type(text) is not str or _NUMBER.fullmatch(text) is None:
-        raise ValidationException("A value provided cannot be converted into a number")
-    try:
-        value = Decimal(text)
-    except InvalidOperation:  # pragma: no cover - the pattern admits only valid decimals
-        raise ValidationException("A value provided cannot be converted into a number")
-    return check_number(value)
+    if type(text) is not str or not readable_number(text):
+        raise ValidationException(_NOT_A_NUMBER)
+    return check_number(Decimal(text))
 
 
 def normalize_number(text: Any) -> str:
@@ -61,12 +76,18 @@ def normalize_number(text: Any) -> str:
 
 
 def check_number(value: Decimal) -> Decimal:
-    """Raise DynamoDB's errors for a number outside its precision or range; return it normalised."""
+    """Raise DynamoDB's errors for a number outside its precision or range; return it normalised.
+
+    Precision and magnitude come from the digits as written, before any arithmetic: normalising a number far
+    outside the range in a bounded context would overflow, or round it silently to zero.
+    """
     if value.is_zero():
         return Decimal(0)
-    value = value.normalize(DECIMAL_CONTEXT)
-    sign, digits, exponent = value.as_tuple()
-    if len(digits) > MAX_NUMBER_DIGITS:
+    _sign, digits, exponent = value.as_tuple()
+    significant = len(digits)
+    while digits[significant - 1] == 0:
+        significant -= 1
+    if significant > MAX_NUMBER_DIGITS:
         raise ValidationException("DynamoDB only supports precision up to 38 digits")
     magnitude = len(digits) + exponent  # value = 0.d1d2... x 10^magnitude
     if magnitude > 126:
@@ -77,7 +98,7 @@ def check_number(value: Decimal) -> Decimal:
         raise ValidationException(
             "Number underflow. Attempting to store a number with magnitude smaller than supported range"
         )
-    return value
+    return value.normalize(DECIMAL_CONTEXT)
 
 
 def format_number(value: Decimal) -> str:
@@ -98,7 +119,9 @@ _SET_NAMES = {"SS": "string", "NS": "number", "BS": "binary"}
 
 
 MAX_NESTING = 32
-_NESTING = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
+#: PartiQL's literals say only this much; the other APIs add ``_NESTING``'s explanation
+NESTING = "Nesting Levels have exceeded supported limits"
+_NESTING = f"{NESTING}: Attributes in the item have nested levels beyond supported limit"
 
 
 def validate_value(value: Any, normalize: bool = True, depth: int = 0) -> AttributeValue:

@@ -1496,3 +1496,80 @@ def test_transaction_client_request_token(client, things):
         lambda: transact(client, f"UPDATE \"{things}\" SET n = 0 WHERE pk = 'h1'", ClientRequestToken=token),
         "IdempotentParameterMismatchException",
     )
+
+
+# -- limits: statement length, literal nesting, number range and exact arithmetic ----------------------------
+
+LENGTH = "Member must have length less than or equal to 8192"
+NESTING = "Nesting Levels have exceeded supported limits"
+OVERFLOW = "Number overflow. Attempting to store a number with magnitude larger than supported range"
+
+
+def test_statement_length_is_limited_to_8192_utf8_bytes(client, things):
+    base = f"SELECT * FROM \"{things}\" WHERE pk = 'h1'"
+    assert len(select(client, base + " " * (8192 - len(base)))) == 1
+    fails(client, base + " " * (8193 - len(base)), LENGTH)
+    fails(client, base + " " * (8193 - len(base)), LENGTH, Parameters=[{"N": "x"}])  # before the parameters
+    quoted = f'SELECT * FROM "{things}" WHERE n = \''
+    accented = (8192 - len(quoted) - 1) // 2  # two bytes each: as many as 8192 bytes hold, then one more
+    assert select(client, quoted + "é" * accented + "'") == []
+    fails(client, quoted + "é" * (accented + 1) + "'", LENGTH)
+    fails(client, f"SELECT * FROM \"{things}\" WHERE pk = 'h1' AND " + "NOT " * 3000 + "n = 1", LENGTH)
+    statements = [{"Statement": base + " " * 8200}]
+    assert_client_error(
+        lambda: client.batch_execute_statement(Statements=statements), "ValidationException", LENGTH
+    )
+    assert_client_error(
+        lambda: client.execute_transaction(TransactStatements=statements), "ValidationException", LENGTH
+    )
+
+
+def test_nested_literals_beyond_32_levels(client, things):
+    def nested(n):
+        return "[" * n + "1" + "]" * n
+
+    run(client, f"INSERT INTO \"{things}\" VALUE {{'pk': 'deep', 'v': {nested(31)}}}")
+    assert get(client, things, pk=S("deep"))["v"] is not None
+    fails(client, f"INSERT INTO \"{things}\" VALUE {{'pk': 'deeper', 'v': {nested(32)}}}", NESTING)
+    fails(
+        client,
+        f"INSERT INTO \"{things}\" VALUE {{'pk': 'deeper', 'v': " + "{'a': " * 32 + "1" + "}" * 32 + "}",
+        NESTING,
+    )
+    fails(client, f"UPDATE \"{things}\" SET v = {nested(33)} WHERE pk = 'h1'", NESTING)
+    fails(client, f"SELECT * FROM \"{things}\" WHERE pk = 'h1' AND n = {nested(33)}", NESTING)
+    statement = f"INSERT INTO \"{things}\" VALUE {{'pk': 'deeper', 'v': {nested(32)}}}"
+    assert_client_error(
+        lambda: client.execute_transaction(
+            TransactStatements=[
+                {"Statement": f"INSERT INTO \"{things}\" VALUE {{'pk': 'x', 'v': 1}}"},
+                {"Statement": statement},
+            ]
+        ),
+        "ValidationException",
+        f"Validation failed in TransactStatements[1]: {NESTING}",
+    )
+    assert get(client, things, pk=S("deeper")) is None and get(client, things, pk=S("x")) is None
+
+
+@pytest.mark.parametrize(
+    "expression, result",
+    [
+        ("12345678901234567890123456789012345678 + 1", N("12345678901234567890123456789012345679")),
+        ("1234567890123456789012345678 + 0.1", N("1234567890123456789012345678.1")),
+        ("12345678901234567890123456789012345678 + 0.5", "DynamoDB only supports precision up to 38 digits"),
+        ("9e125 + 9e125", OVERFLOW),
+        ("-12345678901234567890123456789012345678", N("-12345678901234567890123456789012345678")),
+        (
+            "[-1.2345678901234567890123456789012345678E-100]",
+            {"L": [N("-0." + "0" * 99 + "12345678901234567890123456789012345678")]},
+        ),
+    ],
+)
+def test_update_arithmetic_on_literals_is_exact(client, things, expression, result):
+    statement = f"UPDATE \"{things}\" SET v = {expression} WHERE pk = 'h1' RETURNING MODIFIED NEW *"
+    if isinstance(result, str):
+        fails(client, statement, result)
+        assert "v" not in get(client, things, pk=S("h1"))
+    else:
+        assert select(client, statement) == [{"v": result}]

@@ -172,25 +172,41 @@ def test_numbers_nested_in_documents_are_stored_verbatim(client, hash_table):
         "1234567890123456789012345678901234567890",
         "1.23456789012345678901234567890123456789",
         "0.000123456789012345678901234567890123456789",
+        # more digits than an exact 300-digit context holds: rounding them first would store 1
+        "1." + "0" * 500 + "1",
+        "0." + "0" * 100 + "1" + "0" * 300 + "1",
     ],
 )
 def test_number_precision_limit(client, hash_table, number):
     put_error(client, hash_table, {**KEY, "v": {"N": number}}, PRECISION)
 
 
-@pytest.mark.parametrize("number", ["1e126", "-1e126", "1" + "0" * 126, "0.1e127"])
+HUGE = ["1e999999999", "-1e999999999", "1.0e100000000", "1e2147483647", "1e0000000000000000002147483647"]
+TINY = ["1e-999999999", "-1e-999999999", "1e-2147483647", "0.1e-2147483646"]
+
+
+@pytest.mark.parametrize("number", ["1e126", "-1e126", "1" + "0" * 126, "0.1e127", *HUGE])
 def test_number_overflow(client, hash_table, number):
     put_error(client, hash_table, {**KEY, "v": {"N": number}}, OVERFLOW)
 
 
-@pytest.mark.parametrize("number", ["1e-131", "-1e-131", "0." + "0" * 130 + "1"])
+@pytest.mark.parametrize("number", ["1e-131", "-1e-131", "0." + "0" * 130 + "1", *TINY])
 def test_number_underflow(client, hash_table, number):
     put_error(client, hash_table, {**KEY, "v": {"N": number}}, UNDERFLOW)
 
 
 @pytest.mark.parametrize(
     "number",
-    ["abc", "", " 1", "1 ", "NaN", "Infinity", "-Infinity", "0x10", "1e", "e1", "1_000", "1.2.3", "--1"],
+    ["abc", "", " 1", "1 ", "NaN", "Infinity", "-Infinity", "0x10", "1e", "e1", "1_000", "1.2.3", "--1"]
+    # exponents and scales beyond a 32-bit integer (DynamoDB reads numbers as Java BigDecimals)
+    + [
+        "1e2147483648",
+        "1.5e2147483648",
+        "1e-2147483648",
+        "1.0e-2147483647",
+        "0e2147483648",
+        "1e" + "9" * 5000,
+    ],
 )
 def test_invalid_numbers(client, hash_table, number):
     put_error(client, hash_table, {**KEY, "v": {"N": number}}, NOT_A_NUMBER)
@@ -204,8 +220,24 @@ def test_invalid_numbers(client, hash_table, number):
         ({"NS": ["123456789012345678901234567890123456789"]}, PRECISION),
         ({"L": [{"N": "abc"}]}, NOT_A_NUMBER),
         ({"M": {"a": {"N": "1e-131"}}}, UNDERFLOW),
+        ({"NS": ["1", "1e999999999"]}, OVERFLOW),
+        ({"NS": ["1", "1e-999999999"]}, UNDERFLOW),
+        ({"L": [{"N": "1e999999999"}]}, OVERFLOW),
+        ({"M": {"a": {"N": "-1e-999999999"}}}, UNDERFLOW),
+        ({"NS": ["1234567890123456789012345678901234567890e999999"]}, PRECISION),
     ],
-    ids=["NS-nan", "NS-overflow", "NS-precision", "L-nan", "M-underflow"],
+    ids=[
+        "NS-nan",
+        "NS-overflow",
+        "NS-precision",
+        "L-nan",
+        "M-underflow",
+        "NS-huge",
+        "NS-tiny",
+        "L-huge",
+        "M-tiny",
+        "NS-precision-before-range",
+    ],
 )
 def test_number_errors_in_sets_and_documents(client, hash_table, value, message):
     put_error(client, hash_table, {**KEY, "v": value}, message)
@@ -223,6 +255,18 @@ def test_number_key_equal_values_are_one_item(client, make_table):
     client.put_item(TableName=table, Item={"pk": {"N": "100"}, "x": {"S": "first"}})
     client.put_item(TableName=table, Item={"pk": {"N": "1e2"}, "x": {"S": "second"}})
     assert client.scan(TableName=table)["Items"] == [{"pk": {"N": "100"}, "x": {"S": "second"}}]
+
+
+@pytest.mark.parametrize("number, message", [("1e999999999", OVERFLOW), ("1e-999999999", UNDERFLOW)])
+def test_number_out_of_range_in_keys(client, make_table, number, message):
+    table = make_table(("pk:N",))
+    put_error(client, table, {"pk": {"N": number}}, message)
+    for call in (
+        lambda: client.get_item(TableName=table, Key={"pk": {"N": number}}),
+        lambda: client.scan(TableName=table, ExclusiveStartKey={"pk": {"N": number}}),
+        lambda: client.batch_get_item(RequestItems={table: {"Keys": [{"pk": {"N": number}}]}}),
+    ):
+        assert_client_error(call, "ValidationException", message)
 
 
 def test_invalid_number_in_key(client, num_range_table):
@@ -555,3 +599,71 @@ def test_attribute_value_size(client, hash_table, value, size):
 def test_attribute_name_counts_in_size(client, hash_table):
     client.put_item(TableName=hash_table, Item={**KEY, "a_long_name": {"S": "x"}, "é": {"S": "y"}})
     assert client.describe_table(TableName=hash_table)["Table"]["TableSizeBytes"] == 3 + (11 + 1) + (2 + 1)
+
+
+# -- out-of-range numbers in expressions, legacy parameters and arithmetic ---------------------------------------
+
+
+def _eav_message(message, key=":v"):
+    return f"ExpressionAttributeValues contains invalid value: {message} for key {key}"
+
+
+@pytest.mark.parametrize(
+    "number, message",
+    [("1e999999999", OVERFLOW), ("1e-999999999", UNDERFLOW), ("1e2147483648", NOT_A_NUMBER)],
+)
+def test_out_of_range_numbers_in_expression_values_and_legacy_parameters(client, hash_table, number, message):
+    client.put_item(TableName=hash_table, Item={**KEY, "n": {"N": "1"}})
+    value = {"N": number}
+    calls = {
+        _eav_message(message): [
+            lambda: client.update_item(
+                TableName=hash_table,
+                Key=KEY,
+                UpdateExpression="SET z = :v + :v",
+                ExpressionAttributeValues={":v": value},
+            ),
+            lambda: client.scan(
+                TableName=hash_table, FilterExpression="n < :v", ExpressionAttributeValues={":v": value}
+            ),
+            lambda: client.update_item(
+                TableName=hash_table,
+                Key=KEY,
+                UpdateExpression="ADD s :v",
+                ExpressionAttributeValues={":v": {"NS": [number]}},
+            ),
+        ],
+        message: [
+            lambda: client.put_item(TableName=hash_table, Item=KEY, Expected={"n": {"Value": value}}),
+            lambda: client.update_item(
+                TableName=hash_table, Key=KEY, AttributeUpdates={"n": {"Value": value, "Action": "ADD"}}
+            ),
+            lambda: client.scan(
+                TableName=hash_table,
+                ScanFilter={"n": {"AttributeValueList": [value], "ComparisonOperator": "GT"}},
+            ),
+        ],
+    }
+    for expected, requests in calls.items():
+        for request in requests:
+            assert_client_error(request, "ValidationException", expected)
+    assert client.get_item(TableName=hash_table, Key=KEY)["Item"] == {**KEY, "n": {"N": "1"}}
+
+
+@pytest.mark.parametrize(
+    "expression, values, message",
+    [
+        ("SET z = :a + :a", {":a": {"N": "9E125"}}, OVERFLOW),
+        ("SET z = :a - :b", {":a": {"N": "-9E125"}, ":b": {"N": "9E125"}}, OVERFLOW),
+        ("ADD big :a", {":a": {"N": "9E125"}}, OVERFLOW),
+        ("SET z = big + :a", {":a": {"N": "1"}}, PRECISION),
+    ],
+)
+def test_arithmetic_results_out_of_range(client, hash_table, expression, values, message):
+    item = {**KEY, "big": {"N": "9" + "0" * 125}}
+    client.put_item(TableName=hash_table, Item=item)
+    request = dict(
+        TableName=hash_table, Key=KEY, UpdateExpression=expression, ExpressionAttributeValues=values
+    )
+    assert_client_error(lambda: client.update_item(**request), "ValidationException", message)
+    assert client.get_item(TableName=hash_table, Key=KEY)["Item"] == item

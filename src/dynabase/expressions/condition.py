@@ -6,7 +6,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from ..errors import ValidationException
-from . import ast
+from . import ast, deep
 from .binder import MAX_OPERATORS, Binder, check_names, count_operators
 from .parser import parse_condition
 from .placeholders import Placeholders
@@ -30,14 +30,17 @@ class BoundCondition:
 class Condition:
     """A parsed condition expression (``kind`` is ConditionExpression, FilterExpression or KeyConditionExpression)."""
 
-    __slots__ = ("text", "kind", "tree", "operators")
+    __slots__ = ("text", "kind", "tree", "operators", "nesting")
 
-    def __init__(self, text: str, kind: str, tree: ast.Condition) -> None:
-        self.text, self.kind, self.tree = text, kind, tree
+    def __init__(self, text: str, kind: str, tree: ast.Condition, nesting: int = 0) -> None:
+        self.text, self.kind, self.tree, self.nesting = text, kind, tree, nesting
         self.operators = count_operators(tree)
 
     def bind(self, placeholders: Placeholders) -> BoundCondition:
         """Substitute placeholders (marking them used) and run the checks that need no item."""
+        return deep.call(self.nesting, self._bind, placeholders)
+
+    def _bind(self, placeholders: Placeholders) -> BoundCondition:
         binder = Binder(placeholders, self.kind)
         evaluate = binder.condition(self.tree)
         if self.operators > MAX_OPERATORS:
@@ -55,6 +58,10 @@ def compile_condition(text: str, kind: str = "ConditionExpression") -> Condition
     turn, in the order DynamoDB processes them, after building the request's Placeholders (whose own errors
     come first).
     """
-    tree = parse_condition(text, kind)
+    tree, nesting = parse_condition(text, kind)
+    return deep.call(nesting, _checked, text, kind, tree, nesting)
+
+
+def _checked(text: str, kind: str, tree: ast.Condition, nesting: int) -> Condition:
     check_names(tree, kind, "condition", as_condition=True)
-    return Condition(text, kind, tree)
+    return Condition(text, kind, tree, nesting)

@@ -23,11 +23,8 @@ they all stop at the same token. The grammar::
 
 from __future__ import annotations
 
-import sys
-from contextlib import contextmanager
-
 from ..errors import ValidationException
-from . import ast
+from . import ast, deep
 from .lexer import COMPARATORS, Token, from_utf16, tokenize, utf16
 
 MAX_EXPRESSION_SIZE = 4096
@@ -41,19 +38,6 @@ _SECTIONS = ("SET", "REMOVE", "ADD", "DELETE")
 
 class _Redundant(Exception):
     pass
-
-
-@contextmanager
-def _deep_recursion():
-    """Nesting is bounded only by the 4 KB size limit: allow the recursion that needs."""
-    old = sys.getrecursionlimit()
-    if old < 40000:
-        sys.setrecursionlimit(40000)
-    try:
-        yield
-    finally:
-        if old < 40000:
-            sys.setrecursionlimit(old)
 
 
 def check_text(text: str, kind: str) -> str:
@@ -73,17 +57,19 @@ def check_text(text: str, kind: str) -> str:
     return units
 
 
-def parse_condition(text: str, kind: str = "ConditionExpression") -> ast.Condition:
+def parse_condition(text: str, kind: str = "ConditionExpression") -> tuple[ast.Condition, int]:
+    """The tree of a condition, filter or key-condition expression and its nesting level (:func:`.deep.nesting`)."""
     return _Parser(check_text(text, kind), kind).run(_Parser.condition_expression)
 
 
-def parse_update(text: str) -> ast.UpdateExpression:
+def parse_update(text: str) -> tuple[ast.UpdateExpression, int]:
+    """The tree of an update expression and its nesting level."""
     return _Parser(check_text(text, "UpdateExpression"), "UpdateExpression").run(_Parser.update_expression)
 
 
 def parse_projection(text: str) -> ast.ProjectionExpression:
     kind = "ProjectionExpression"
-    return _Parser(check_text(text, kind), kind).run(_Parser.projection_expression)
+    return _Parser(check_text(text, kind), kind).run(_Parser.projection_expression)[0]
 
 
 class _Parser:
@@ -96,17 +82,18 @@ class _Parser:
         self.big_index: str | None = None  # the first list index out of range, reported after parsing
         self.recognizer = _Recognizer(self.kinds)
 
-    def run(self, rule):
+    def run(self, rule) -> tuple:
+        """``(tree, nesting)``: the rule's tree, parsed on a stack deep enough for the expression's nesting."""
+        level = deep.nesting(self.kinds)
         try:
-            with _deep_recursion():
-                tree = rule(self)
+            tree = deep.call(level, rule, self)
         except _Redundant:
             raise ValidationException(f"Invalid {self.kind}: The expression has redundant parentheses;")
         if self.big_index is not None:
             raise ValidationException(
                 f"Invalid {self.kind}: List index is not within the allowable range; index: [{self.big_index}]"
             )
-        return tree
+        return tree, level
 
     # -- tokens --------------------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from ..errors import ValidationException
 from ..types import DECIMAL_CONTEXT, PLAIN_INTEGER, check_number, normalize_number
-from . import ast
+from . import ast, deep
 from .binder import Binder, Operand, check_names
 from .parser import parse_update
 from .paths import PathTree, getter, java_order
@@ -30,13 +30,16 @@ _KIND = "UpdateExpression"
 class Update:
     """A parsed update expression."""
 
-    __slots__ = ("text", "tree", "actions")
+    __slots__ = ("text", "tree", "actions", "nesting")
 
-    def __init__(self, text: str, tree: ast.UpdateExpression) -> None:
-        self.text, self.tree = text, tree
+    def __init__(self, text: str, tree: ast.UpdateExpression, nesting: int = 0) -> None:
+        self.text, self.tree, self.nesting = text, tree, nesting
         self.actions = [action for _, actions in tree.sections for action in actions]
 
     def bind(self, placeholders: Placeholders) -> BoundUpdate:
+        return deep.call(self.nesting, self._bind, placeholders)
+
+    def _bind(self, placeholders: Placeholders) -> BoundUpdate:
         binder = _UpdateBinder(placeholders, _KIND)
         # DynamoDB binds the actions last to first: all paths (checking overlaps), then all values
         paths: list = [None] * len(self.actions)
@@ -353,7 +356,11 @@ def _delete(current: dict, value: dict) -> dict | None:
 @lru_cache(maxsize=1024)
 def compile_update(text: str) -> Update:
     """Parse an update expression and run the checks that need no placeholders."""
-    tree = parse_update(text)
+    tree, nesting = parse_update(text)
+    return deep.call(nesting, _checked, text, tree, nesting)
+
+
+def _checked(text: str, tree: ast.UpdateExpression, nesting: int) -> Update:
     for _, actions in tree.sections:
         for action in actions:
             check_names(action.path, _KIND, "update")
@@ -366,4 +373,4 @@ def compile_update(text: str) -> Update:
                 f'Invalid {_KIND}: The "{keyword}" section can only be used once in an update expression;'
             )
         seen.add(keyword)
-    return Update(text, tree)
+    return Update(text, tree, nesting)

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from ...errors import ValidationException
-from ...types import format_number, parse_number
+from ...types import MAX_NESTING, NESTING, format_number, parse_number
 from .parser import (
     IN_OPERANDS,
     BagLit,
@@ -141,6 +141,7 @@ class Expressions:
     def __init__(self, parameters: list) -> None:
         self.parameters = parameters
         self.ph = Placeholders()
+        self.literal_depth = 0  # the list and map literals being built around the current one
 
     def constant(self, node: Node, path: tuple = ()) -> dict | None:
         """The AttributeValue of a literal (None when the node is not one); ``path`` locates it in messages."""
@@ -161,27 +162,35 @@ class Expressions:
                 raise StatementError(
                     f"Negative zero decimal is not supported under {_under(path)} at {number.tok.where}"
                 )
-            return {"N": format_number(-parse_number(value["N"]))}
-        if isinstance(node, ListLit):
-            return {"L": [self.value(item, (*path, str(i))) for i, item in enumerate(node.items)]}
-        if isinstance(node, StructLit):
-            out: dict[str, dict] = {}
-            for key, value in node.pairs:
-                name = self.constant(key) if isinstance(key, (Lit, Param)) else None
-                if name is None or "S" not in name:
-                    raise StatementError(
-                        f"Tuple keys must be of type String. Actual type: {_kind(key)} under root at {key.tok.where}"
-                    )
-                if name["S"] in out:
-                    at = node.tok if path else key.tok
-                    raise StatementError(
-                        f"Duplicate keys in tuple. Key: {name['S']} under root at {at.where}"
-                    )
-                out[name["S"]] = self.value(value, (*path, name["S"]))
-            return {"M": out}
+            return {"N": format_number(parse_number(value["N"]).copy_negate())}  # exact: no context
+        if isinstance(node, (ListLit, StructLit)):
+            self.literal_depth += 1
+            try:
+                if self.literal_depth >= MAX_NESTING:  # checked before building deeper, as DynamoDB does
+                    raise ValidationException(NESTING)
+                return self.document(node, path)
+            finally:
+                self.literal_depth -= 1
         if isinstance(node, BagLit):
             return self.bag(node)
         return None
+
+    def document(self, node: ListLit | StructLit, path: tuple) -> dict:
+        """A list or map literal's AttributeValue."""
+        if isinstance(node, ListLit):
+            return {"L": [self.value(item, (*path, str(i))) for i, item in enumerate(node.items)]}
+        out: dict[str, dict] = {}
+        for key, value in node.pairs:
+            name = self.constant(key) if isinstance(key, (Lit, Param)) else None
+            if name is None or "S" not in name:
+                raise StatementError(
+                    f"Tuple keys must be of type String. Actual type: {_kind(key)} under root at {key.tok.where}"
+                )
+            if name["S"] in out:
+                at = node.tok if path else key.tok
+                raise StatementError(f"Duplicate keys in tuple. Key: {name['S']} under root at {at.where}")
+            out[name["S"]] = self.value(value, (*path, name["S"]))
+        return {"M": out}
 
     def value(self, node: Node, path: tuple = ()) -> dict:
         """A literal that must be constant: the item of an INSERT, inside list and map literals."""
@@ -194,7 +203,11 @@ class Expressions:
 
     def item(self, node: StructLit) -> dict:
         """An INSERT's item: the attribute names are not part of the paths in messages."""
-        return self.constant(node, ())["M"]  # type: ignore[index]
+        self.literal_depth = -1  # the item's own map is not a nesting level of its attributes
+        try:
+            return self.constant(node, ())["M"]  # type: ignore[index]
+        finally:
+            self.literal_depth = 0
 
     def bag(self, node: BagLit) -> dict:
         if not node.items:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ...errors import ValidationException
+from ...types import readable_number
 
 #: SQL-92 keywords and PartiQL's own (partiql-lang-kotlin's lexer, which DynamoDB uses): they cannot be bare names.
 _KEYWORD_WORDS = """
@@ -126,6 +127,8 @@ def tokenize(statement: str) -> list[Token]:
                     while k < n and statement[k] in _DIGITS:
                         k += 1
                     j = k
+            if not readable_number(statement[i:j]):  # an exponent beyond a 32-bit integer
+                raise malformed(statement)
             add("num", statement[i:j], i, j)
             i = j
         elif ch in _IDENT_START:

@@ -17,8 +17,8 @@ from ...errors import (
     ValidationException,
     error_class,
 )
-from ...expressions import compile_update
-from ...types import encode_key, validate_value
+from ...expressions import compile_update, deep
+from ...types import NESTING, encode_key, validate_value
 from .. import items, query, transactions
 from ..capacity import check_mode
 from .lexer import Malformed
@@ -33,6 +33,7 @@ DuplicateItem = error_class("DuplicateItem")
 
 MAX_BATCH = 25
 MAX_TRANSACTION = 100
+MAX_STATEMENT_BYTES = 8192
 _EXPRESSION_PREFIX = re.compile(r"^Invalid (?:KeyCondition|Filter|Condition|Update|Projection)Expression: ")
 _HANDLERS = {"PutItem": items.put_item, "UpdateItem": items.update_item, "DeleteItem": items.delete_item}
 _TRANSACT_KINDS = {
@@ -157,6 +158,7 @@ def batch_execute_statement(engine: Engine, req: dict) -> dict:
             "1 validation error detected: Value null at 'statements' failed to satisfy constraint: Member must "
             "have length greater than or equal to 1"
         )
+    _check_lengths(specs)
     mode = check_mode(req.get("ReturnConsumedCapacity"))
     entries: list[tuple[dict, Any, DynamoDBError | None]] = []
     for spec in specs:
@@ -244,6 +246,7 @@ def execute_transaction(engine: Engine, req: dict) -> dict:
         )
     if len(specs) > MAX_TRANSACTION:
         raise ValidationException(f"Member must have length less than or equal to {MAX_TRANSACTION}")
+    _check_lengths(specs)
     mode = check_mode(req.get("ReturnConsumedCapacity"))
     specs = [spec if isinstance(spec, dict) else {} for spec in specs]
     parsed = [parse(_statement(spec.get("Statement"))) for spec in specs]
@@ -257,7 +260,9 @@ def execute_transaction(engine: Engine, req: dict) -> dict:
     for i, (spec, p) in enumerate(zip(specs, parsed, strict=True)):
         try:
             plans.append(
-                translate(
+                deep.call(
+                    p.nesting,
+                    translate,
                     p.statement,
                     p.parameters,
                     _parameters(spec.get("Parameters")),
@@ -330,7 +335,7 @@ def _transact_item(plan: WritePlan, spec: dict, index: int) -> dict:
             compile_update(action["UpdateExpression"]).bind(ph)
         items.bind_condition(action, ph)
     except ValidationException as error:
-        message = _EXPRESSION_PREFIX.sub("", error.message)
+        message = _unprefixed(error).message
         raise ValidationException(f"Validation failed in TransactStatements[{index}]: {message}") from None
     return {_TRANSACT_KINDS[plan.operation]: action}
 
@@ -352,7 +357,19 @@ def _statement(value: Any) -> str:
             "1 validation error detected: Value null at 'statement' failed to satisfy constraint: Member must not "
             "be null"
         )
+    if (
+        len(value) > MAX_STATEMENT_BYTES // 4
+        and len(value.encode("utf-8", "surrogatepass")) > MAX_STATEMENT_BYTES
+    ):
+        raise ValidationException(f"Member must have length less than or equal to {MAX_STATEMENT_BYTES}")
     return value
+
+
+def _check_lengths(specs: list) -> None:
+    """A statement over the size limit fails the whole batch or transaction, before any statement runs."""
+    for spec in specs:
+        if isinstance(spec, dict) and isinstance(spec.get("Statement"), str):
+            _statement(spec["Statement"])
 
 
 def _parameters(value: Any) -> list[dict]:
@@ -372,6 +389,8 @@ def _call(handler: Any, engine: Engine, request: dict) -> dict:
 
 
 def _unprefixed(error: ValidationException) -> ValidationException:
+    if NESTING in error.message:  # PartiQL's literals say it shorter, in items and in values alike
+        return ValidationException(NESTING)
     message = _EXPRESSION_PREFIX.sub("", error.message)
     return error if message == error.message else ValidationException(message)
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import ValidationException
+from ...expressions import deep
 from .lexer import FUNCTION_KEYWORDS, Malformed, Token, malformed, tokenize
 
 IN_OPERANDS = (
@@ -187,6 +188,7 @@ class ExprStatement(Node):
 class Parsed:
     statement: Node
     parameters: int  # how many ``?`` the statement holds
+    nesting: int = 0  # a bound on the tree's depth, for :func:`dynabase.expressions.deep.call`
 
 
 # -- the parser ---------------------------------------------------------------------------------------------
@@ -194,7 +196,32 @@ class Parsed:
 
 def parse(statement: str) -> Parsed:
     """Parse one statement; raise :class:`Malformed` or DynamoDB's ValidationException."""
-    return _Parser(statement).parse()
+    parser = _Parser(statement)
+    level = nesting(parser.tokens)
+    parsed = deep.call(level, parser.parse)
+    parsed.nesting = level
+    return parsed
+
+
+_OPENING = frozenset({"(", "[", "{", "<<"})
+_CLOSING = frozenset({")", "]", "}", ">>"})
+_CHAINED = frozenset({"not", "and", "or", "-", "+", "||", "*", "/", "%"})
+
+
+def nesting(tokens: list[Token]) -> int:
+    """An upper bound on a statement's tree depth, counted without recursion: brackets plus chained operators."""
+    depth = deepest = chained = 0
+    for tok in tokens:
+        value = tok.value
+        if tok.kind == "op" and value in _OPENING:
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif tok.kind == "op" and value in _CLOSING:
+            depth -= 1
+        elif value in _CHAINED and tok.kind in ("op", "kw"):
+            chained += 1
+    return deepest + chained + 2
 
 
 class _Parser:

@@ -13,8 +13,17 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ...errors import ResourceNotFoundException, ValidationException
+from ...expressions import deep
 from ...expressions.paths import PathTree
-from ...types import MAX_HASH_KEY_SIZE, MAX_RANGE_KEY_SIZE, encode_key, format_number, parse_number
+from ...types import (
+    DECIMAL_CONTEXT,
+    MAX_HASH_KEY_SIZE,
+    MAX_RANGE_KEY_SIZE,
+    check_number,
+    encode_key,
+    format_number,
+    parse_number,
+)
 from .conditions import (
     CONDITION_FUNCTIONS,
     Expressions,
@@ -118,7 +127,9 @@ def compile_statement(statement: str, parameters: list | None, tables: Tables, c
     request's validated AttributeValues for ``?``.
     """
     parsed = parse(statement)
-    return translate(parsed.statement, parsed.parameters, parameters, tables, context)
+    return deep.call(
+        parsed.nesting, translate, parsed.statement, parsed.parameters, parameters, tables, context
+    )
 
 
 def translate(node: Node, wanted: int, parameters: list | None, tables: Tables, context: str):
@@ -553,7 +564,8 @@ class _Translator(Expressions):
             left, right = self.constant(node.left), self.constant(node.right)
             if left is not None and right is not None and "N" in left and "N" in right:
                 a, b = parse_number(left["N"]), parse_number(right["N"])
-                return self.ph.value({"N": format_number(a + b if node.op == "+" else a - b)})
+                exact = DECIMAL_CONTEXT.add(a, b) if node.op == "+" else DECIMAL_CONTEXT.subtract(a, b)
+                return self.ph.value({"N": format_number(check_number(exact))})
             text = f"{self.update_value(node.left, False)} {node.op} {self.update_value(node.right, False)}"
             return text if top else f"({text})"
         if isinstance(node, Unary) and node.op == "-" and self.constant(node) is None:
