@@ -17,6 +17,20 @@ log = logging.getLogger("dynabase.engine")
 
 Handler = Callable[["Engine", dict], dict]
 
+#: the operations that may change items: after one of them commits, the write listeners are told
+WRITE_OPERATIONS = frozenset(
+    {
+        "PutItem",
+        "UpdateItem",
+        "DeleteItem",
+        "BatchWriteItem",
+        "TransactWriteItems",
+        "ExecuteStatement",
+        "BatchExecuteStatement",
+        "ExecuteTransaction",
+    }
+)
+
 
 def _partiql(name: str) -> Handler:
     """A PartiQL handler, imported on first use (the parser is a large import few programs need)."""
@@ -83,6 +97,9 @@ class Engine:
             "GetShardIterator": streams.get_shard_iterator,
             "GetRecords": streams.get_records,
         }
+        #: called with the operation's name after each committed write call, outside its transaction (the
+        #: in-process stream triggers of :mod:`dynabase.streams` wake on it); empty: nothing is called
+        self.write_listeners: list[Callable[[str], None]] = []
         self._next_trim = 0.0
         self.ttl_sweep_seconds = ttl_sweep_seconds
         self.sweeper: ttl.Sweeper | None = None
@@ -96,10 +113,10 @@ class Engine:
             raise UnknownOperationException("An unknown operation was requested.")
         try:
             try:
-                return self._run(operation, handler, request)
+                result = self._run(operation, handler, request)
             except CatalogChanged:  # another connection changed a table under this request: reload, run again
                 self.catalog.forget()
-                return self._run(operation, handler, request)
+                result = self._run(operation, handler, request)
         except DynamoDBError:
             raise
         except RecursionError:
@@ -111,6 +128,10 @@ class Engine:
             raise InternalFailure(
                 "The request processing has failed because of an unknown error, exception or failure."
             )
+        if self.write_listeners and operation in WRITE_OPERATIONS:  # committed: the transaction is over
+            for listener in list(self.write_listeners):
+                listener(operation)
+        return result
 
     def _run(self, operation: str, handler: Handler, request: dict[str, Any]) -> dict[str, Any]:
         if operation in legacy.OPERATIONS:  # legacy parameters are checked, then run as expressions
