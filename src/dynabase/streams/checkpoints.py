@@ -1,8 +1,8 @@
 """Where a consumer remembers how far it got in each shard.
 
 A checkpoint is kept per (consumer name, stream ARN, shard id): the sequence number of the last record whose
-batch the handler returned from (or that went to the on-failure destination), ``since`` (the epoch second a
-shard without a handled record starts at, for ``LATEST`` / ``AT_TIMESTAMP`` starts that must survive a crash),
+batch the handler returned from (or that went to the on-failure destination), ``since`` (the epoch second an
+``AT_TIMESTAMP`` start passes over earlier records until),
 and ``finished`` once a closed shard has been read to its end. Three stores:
 
 * :class:`SqliteCheckpoints` -- a SQLite file; pass the device database itself (``app.db``) to keep the
@@ -101,7 +101,11 @@ class TableCheckpoints:
                 AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
                 BillingMode="PAY_PER_REQUEST",
             )
-            client.get_waiter("table_exists").wait(TableName=table_name, WaiterConfig={"Delay": 1})
+            deadline = time.monotonic() + 300
+            while client.describe_table(TableName=table_name)["Table"]["TableStatus"] != "ACTIVE":
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"checkpoint table {table_name} did not become ACTIVE")
+                time.sleep(0.5)
 
     @staticmethod
     def _id(consumer: str, stream_arn: str, shard_id: str) -> dict:

@@ -9,8 +9,10 @@ checkpoint and hands over again whatever the crashed run had not finished -- nev
 
 * ``batch_size`` records at most per call (1..10000); ``batching_window`` seconds to wait for a fuller batch.
 * ``starting_position``: ``TRIM_HORIZON``, ``LATEST`` or ``AT_TIMESTAMP`` (with ``starting_timestamp``) for a
-  shard the consumer has no checkpoint of. ``LATEST`` and ``AT_TIMESTAMP`` are kept as a durable "since"
-  second (records created before it are skipped), so a crash before the first batch skips nothing.
+  shard the consumer has no checkpoint of. With a durable checkpoint store, ``LATEST`` is saved at once as
+  the shard's last sequence number (found by reading the shard through), so a crash before the first batch
+  skips nothing. ``AT_TIMESTAMP`` reads from the trim horizon and passes over records whose
+  ``ApproximateCreationDateTime`` is earlier (AWS rounds it down to the second, DynamoDB Local to the minute).
 * ``filters``: Lambda filter criteria (:mod:`.filters`); records that do not match are passed over.
 * Errors: without ``bisect_on_error`` a failing batch is retried whole; with it, a failing batch of several
   records is split in two and each half delivered in turn (a split uses no retry), down to the single bad
@@ -120,7 +122,6 @@ class Consumer:
         self.failed = 0
         self._shards: dict[str, _Shard] = {}
         self._refreshed = 0.0
-        self._started = time.time()
         self._lock = threading.Lock()
 
     @classmethod
@@ -201,22 +202,36 @@ class Consumer:
         return checkpoint is not None and checkpoint.finished
 
     def _checkpoint(self, shard: _Shard) -> Checkpoint:
-        """The shard's checkpoint; a first sight of a shard under LATEST / AT_TIMESTAMP saves its start."""
+        """The shard's checkpoint; a first sight of a shard under a durable LATEST saves where it ends now."""
         checkpoint = self.checkpoints.get(self.name, self.stream_arn, shard.id)
         if checkpoint is not None:
             return checkpoint
-        since = None
         parent_seen = shard.parent is not None and (
             self.checkpoints.get(self.name, self.stream_arn, shard.parent) is not None
         )
-        if not parent_seen and self.options.starting_position == "LATEST" and self._durable:
-            since = float(int(self._started))
-        elif not parent_seen and self.options.starting_position == "AT_TIMESTAMP":
-            since = float(self.options.starting_timestamp or 0)
-        checkpoint = Checkpoint(since=since)
-        if since is not None:
+        position = None if parent_seen else self.options.starting_position
+        if position == "AT_TIMESTAMP":
+            return Checkpoint(since=float(int(self.options.starting_timestamp or 0)))
+        if position == "LATEST" and self._durable:
+            checkpoint = self._end_of(shard)
             self.checkpoints.save(self.name, self.stream_arn, shard.id, checkpoint)
-        return checkpoint
+            return checkpoint
+        return Checkpoint()
+
+    def _end_of(self, shard: _Shard) -> Checkpoint:
+        """A checkpoint after the shard's last record now (read through once: a LATEST iterator has no
+        sequence number to save, and a crash before the first record must not move the start)."""
+        iterator: str | None = self.streams.get_shard_iterator(
+            StreamArn=self.stream_arn, ShardId=shard.id, ShardIteratorType="TRIM_HORIZON"
+        )["ShardIterator"]
+        last = None
+        while iterator:
+            page = self.streams.get_records(ShardIterator=iterator, Limit=MAX_PAGE)
+            if not page.get("Records"):
+                break
+            last = sequence_number(page["Records"][-1])
+            iterator = page.get("NextShardIterator")
+        return Checkpoint(sequence=last, finished=iterator is None)
 
     def _new_iterator(self, shard: _Shard, checkpoint: Checkpoint) -> str:
         request = {"StreamArn": self.stream_arn, "ShardId": shard.id}

@@ -44,6 +44,24 @@ def _json_value(value: Mapping[str, Any]) -> dict[str, Any]:
     return {kind: inner}
 
 
+def wire_image(image: Mapping[str, Any]) -> dict[str, Any]:
+    """A Lambda-shaped image back as boto3 gives it (binary values as ``bytes``), for decoders."""
+    return {name: _wire_value(value) for name, value in image.items()}
+
+
+def _wire_value(value: Mapping[str, Any]) -> dict[str, Any]:
+    ((kind, inner),) = value.items()
+    if kind == "B":
+        return {"B": base64.b64decode(inner) if isinstance(inner, str) else inner}
+    if kind == "BS":
+        return {"BS": [base64.b64decode(v) if isinstance(v, str) else v for v in inner]}
+    if kind == "M":
+        return {"M": wire_image(inner)}
+    if kind == "L":
+        return {"L": [_wire_value(v) for v in inner]}
+    return {kind: inner}
+
+
 def _b64(value: Any) -> str:
     return value if isinstance(value, str) else base64.b64encode(bytes(value)).decode()
 
@@ -82,4 +100,4 @@ class LambdaContext:
         return max(0, int((self._deadline - time.monotonic()) * 1000))
 
 
-__all__ = ["LambdaContext", "created_at", "lambda_record", "sequence_number"]
+__all__ = ["LambdaContext", "created_at", "lambda_record", "sequence_number", "wire_image"]
