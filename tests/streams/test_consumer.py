@@ -264,3 +264,45 @@ def test_batching_window_waits_for_a_fuller_batch(client, streams_client, table)
     c.run(until_idle=True)
     assert recorder.keys() == list("abcde")
     assert len(recorder.batches[0]) == 5
+
+
+def test_entities_grouped_by_model(client, streams_client, make_table):
+    from dynabase.model import Table
+
+    schema = {
+        "format": "onetable:1.1.0",
+        "version": "0.0.1",
+        "indexes": {"primary": {"hash": "pk", "sort": "sk"}},
+        "models": {
+            "Fault": {
+                "pk": {"type": "string", "value": "device#${deviceId}"},
+                "sk": {"type": "string", "value": "fault#${id}"},
+                "deviceId": {"type": "string", "required": True},
+                "id": {"type": "string"},
+                "severity": {"type": "string"},
+            },
+            "Status": {
+                "pk": {"type": "string", "value": "status#${deviceId}"},
+                "sk": {"type": "string", "value": "status#"},
+                "deviceId": {"type": "string", "required": True},
+                "load": {"type": "number"},
+            },
+        },
+    }
+    name = make_table(("pk:S", "sk:S"), stream="NEW_AND_OLD_IMAGES")
+    table = Table(name, client, schema)
+    table.model("Fault").create({"deviceId": "d1", "id": "f1", "severity": "warn"})
+    table.model("Fault").update({"deviceId": "d1", "id": "f1", "severity": "error"})
+    table.model("Status").create({"deviceId": "d1", "load": 3})
+    recorder = Recorder()
+    options = Options(poll_interval=0.05)
+    Consumer.for_table(client, name, recorder, streams=streams_client, options=options, table=table).run(
+        until_idle=True
+    )
+    (entities,) = [c.entities for c in recorder.contexts]
+    assert [(e["type"], e["new"]["severity"]) for e in entities["Fault"]] == [
+        ("INSERT", "warn"),
+        ("MODIFY", "error"),
+    ]
+    assert entities["Fault"][1]["old"] == {"deviceId": "d1", "id": "f1", "severity": "warn"}
+    assert entities["Status"] == [{"type": "INSERT", "new": {"deviceId": "d1", "load": 3}}]
