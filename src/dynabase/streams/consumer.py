@@ -19,6 +19,8 @@ checkpoint and hands over again whatever the crashed run had not finished -- nev
   record. A batch is retried ``max_retries`` times (-1: until it succeeds, Lambda's default), then sent to
   ``on_failure`` and passed over. A handler returning ``{"batchItemFailures": [{"itemIdentifier": seq}]}``
   (Lambda's partial batch response) has the batch counted done up to the first failed record.
+* ``poll_interval``: seconds between polls of an idle stream (``wake`` ends the wait early);
+  ``poll_gap``: the least time between two polls of a busy one.
 * Shards: a child shard is read only once its parent is finished (shard lineage, as on AWS after a split);
   ``parallel_shards`` shards are read at once.
 """
@@ -33,6 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import DynamoDBError
 from .checkpoints import Checkpoint, CheckpointStore, MemoryCheckpoints
 from .destinations import FailureDestination, failure_entry
 from .events import LambdaContext, created_at, lambda_record, sequence_number
@@ -57,6 +60,7 @@ class Options:
     bisect_on_error: bool = False
     parallel_shards: int = 1
     poll_interval: float = 1.0
+    poll_gap: float = 0.0
     retry_delay: float = 0.05
     shard_refresh: float = 10.0
     timeout: float | None = None
@@ -148,9 +152,13 @@ class Consumer:
         stop = stop or threading.Event()
         total = 0
         while not stop.is_set():
+            started = time.monotonic()
             handled = self.poll()
             total += handled
             if handled:
+                rest = self.options.poll_gap - (time.monotonic() - started)
+                if rest > 0:  # a busy stream is read in fuller batches, for less work per record
+                    stop.wait(rest)
                 continue
             if until_idle:
                 break
@@ -258,7 +266,7 @@ class Consumer:
                     ShardIterator=shard.iterator, Limit=min(MAX_PAGE, options.batch_size - len(records))
                 )
             except Exception as error:
-                code = getattr(error, "response", {}).get("Error", {}).get("Code")
+                code = _error_code(error)
                 if code not in ("ExpiredIteratorException", "TrimmedDataAccessException"):
                     raise
                 if code == "TrimmedDataAccessException":
@@ -364,6 +372,14 @@ class Consumer:
                 attempts,
                 error,
             )
+
+
+def _error_code(error: Exception) -> str | None:
+    """The DynamoDB error code of a client's ``ClientError`` or of the engine's own error."""
+    if isinstance(error, DynamoDBError):
+        return error.code
+    response = getattr(error, "response", None)
+    return response.get("Error", {}).get("Code") if isinstance(response, Mapping) else None
 
 
 def stream_arn(client: Any, table_name: str) -> str:

@@ -18,14 +18,15 @@ from typing import Any
 
 def lambda_record(record: Mapping[str, Any], stream_arn: str) -> dict[str, Any]:
     """One GetRecords record as a record of Lambda's ``{"Records": [...]}`` event."""
-    out = {k: v for k, v in record.items() if k != "dynamodb"}
+    out = dict(record)
     data = dict(record.get("dynamodb") or {})
     created = data.get("ApproximateCreationDateTime")
     if isinstance(created, datetime):
         data["ApproximateCreationDateTime"] = float(int(created.timestamp()))
     for key in ("Keys", "NewImage", "OldImage"):
-        if key in data:
-            data[key] = {name: _json_value(value) for name, value in data[key].items()}
+        image = data.get(key)
+        if image is not None and any("B" in v or "BS" in v or "M" in v or "L" in v for v in image.values()):
+            data[key] = {name: _json_value(value) for name, value in image.items()}
     out["dynamodb"] = data
     out["eventSourceARN"] = stream_arn
     return out
