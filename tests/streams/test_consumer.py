@@ -16,6 +16,7 @@ from dynabase.streams import (
     SqliteCheckpoints,
     TableCheckpoints,
     TableDestination,
+    lambda_record,
 )
 
 LAMBDA_RECORD_KEYS = {
@@ -306,3 +307,32 @@ def test_entities_grouped_by_model(client, streams_client, make_table):
     ]
     assert entities["Fault"][1]["old"] == {"deviceId": "d1", "id": "f1", "severity": "warn"}
     assert entities["Status"] == [{"type": "INSERT", "new": {"deviceId": "d1", "load": 3}}]
+
+
+def test_lambda_shape_round_trips_binary_values():
+    """Lambda's event carries binary values as base64 text; the entity layer gets the bytes back."""
+    from datetime import datetime, timezone
+
+    from dynabase.streams.events import wire_record
+
+    image = {
+        "pk": {"S": "k"},
+        "b": {"B": b"\x00\x01"},
+        "m": {"M": {"bs": {"BS": [b"\xff"]}, "l": {"L": [{"B": b"x"}]}}},
+    }
+    created = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    record = {
+        "eventName": "INSERT",
+        "dynamodb": {
+            "ApproximateCreationDateTime": created,
+            "Keys": {"pk": {"S": "k"}},
+            "NewImage": image,
+            "SequenceNumber": "1",
+        },
+    }
+    shaped = lambda_record(record, "arn")
+    assert shaped["dynamodb"]["NewImage"]["b"] == {"B": "AAE="}
+    assert shaped["dynamodb"]["NewImage"]["m"]["M"]["bs"] == {"BS": ["/w=="]}
+    assert shaped["dynamodb"]["ApproximateCreationDateTime"] == created.timestamp()
+    assert wire_record(shaped)["dynamodb"]["NewImage"] == image
+    assert record["dynamodb"]["NewImage"]["b"] == {"B": b"\x00\x01"}  # the client's record is left alone

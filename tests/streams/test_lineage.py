@@ -11,6 +11,8 @@ import threading
 import time
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from dynabase.streams import Consumer, MemoryCheckpoints, Options
 
 ARN = "arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/2026-01-01T00:00:00.000"
@@ -36,9 +38,11 @@ def record(seq: int, key: str) -> dict:
 class FakeStreams:
     """shards: id -> (parent id or None, records, closed)."""
 
-    def __init__(self, shards: dict[str, tuple[str | None, list[dict], bool]]) -> None:
+    def __init__(self, shards: dict[str, tuple[str | None, list[dict], bool]], page: int = 1000) -> None:
         self.shards = shards
         self.reads: list[str] = []
+        self.page = page
+        self.expire_on: set[int] = set()  # numbers of get_records calls answered ExpiredIteratorException
 
     def describe_stream(self, StreamArn: str, **kwargs: Any) -> dict:
         shards = []
@@ -69,8 +73,11 @@ class FakeStreams:
         shard_id, position = ShardIterator.split("|")
         position = int(position)
         _, records, closed = self.shards[shard_id]
-        page = records[position : position + Limit]
         self.reads.append(shard_id)
+        if len(self.reads) in self.expire_on:
+            error = {"Error": {"Code": "ExpiredIteratorException", "Message": "Iterator expired."}}
+            raise ClientError(error, "GetRecords")
+        page = records[position : position + min(Limit, self.page)]
         time.sleep(0.02)
         end = position + len(page)
         out: dict[str, Any] = {"Records": page}
@@ -140,3 +147,13 @@ def test_parallel_shards_are_read_at_once():
     consumer = Consumer(streams, ARN, handler, options=Options(parallel_shards=4, poll_interval=0.01))
     assert consumer.run(until_idle=True) == 12
     assert most[0] > 1
+
+
+def test_an_iterator_expiring_mid_batch_repeats_nothing():
+    streams = FakeStreams({"s": (None, [record(i, f"k{i}") for i in range(1, 7)], False)}, page=2)
+    streams.expire_on = {2, 5}
+    batches: list[list[dict]] = []
+    options = Options(batch_size=4, batching_window=1.0, poll_interval=0.01)
+    consumer = Consumer(streams, ARN, lambda e, c: batches.append(e["Records"]), options=options)
+    consumer.run(until_idle=True)
+    assert keys(batches) == [f"k{i}" for i in range(1, 7)]

@@ -38,7 +38,7 @@ from typing import Any
 from ..errors import DynamoDBError
 from .checkpoints import Checkpoint, CheckpointStore, MemoryCheckpoints
 from .destinations import FailureDestination, failure_entry
-from .events import LambdaContext, created_at, lambda_record, sequence_number
+from .events import LambdaContext, created_at, lambda_record, sequence_number, wire_record
 from .filters import compile_filters, matches
 
 log = logging.getLogger("dynabase.streams")
@@ -272,6 +272,8 @@ class Consumer:
                 if code == "TrimmedDataAccessException":
                     log.warning("%s: records after the checkpoint of %s were trimmed", self.name, shard.id)
                     checkpoint = Checkpoint(since=checkpoint.since)
+                elif records:  # expired mid-batch: carry on after what this batch already holds
+                    checkpoint = Checkpoint(sequence_number(records[-1]), checkpoint.since)
                 shard.iterator = self._new_iterator(shard, checkpoint)
                 continue
             records += page.get("Records", [])
@@ -318,7 +320,8 @@ class Consumer:
         while pending:
             batch, retries = pending.pop(0)
             error, done = self._invoke(batch)
-            self.handled += done
+            with self._lock:
+                self.handled += done
             if error is None:
                 continue
             rest = batch[done:]
@@ -335,7 +338,7 @@ class Consumer:
 
     def _invoke(self, batch: list[dict]) -> tuple[str | None, int]:
         """Call the handler: ``(None, len(batch))`` on success, else the error and the records done."""
-        entities = self.table.stream(batch) if self.table is not None else None
+        entities = self.table.stream([wire_record(r) for r in batch]) if self.table is not None else None
         context = LambdaContext(self.name, self.options.timeout, entities)
         try:
             result = self.handler({"Records": batch}, context)
@@ -352,7 +355,8 @@ class Consumer:
         return None, len(batch)
 
     def _give_up(self, shard: _Shard, records: list[dict], error: str, attempts: int) -> None:
-        self.failed += len(records)
+        with self._lock:
+            self.failed += len(records)
         entry = failure_entry(
             records,
             stream_arn=self.stream_arn,

@@ -45,6 +45,15 @@ def _json_value(value: Mapping[str, Any]) -> dict[str, Any]:
     return {kind: inner}
 
 
+def wire_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A Lambda-shaped record with its images back as boto3 gives them (for the entity layer's decoder)."""
+    data = dict(record["dynamodb"])
+    for key in ("Keys", "NewImage", "OldImage"):
+        if key in data:
+            data[key] = wire_image(data[key])
+    return {**record, "dynamodb": data}
+
+
 def wire_image(image: Mapping[str, Any]) -> dict[str, Any]:
     """A Lambda-shaped image back as boto3 gives it (binary values as ``bytes``), for decoders."""
     return {name: _wire_value(value) for name, value in image.items()}
@@ -101,4 +110,4 @@ class LambdaContext:
         return max(0, int((self._deadline - time.monotonic()) * 1000))
 
 
-__all__ = ["LambdaContext", "created_at", "lambda_record", "sequence_number", "wire_image"]
+__all__ = ["LambdaContext", "created_at", "lambda_record", "sequence_number", "wire_image", "wire_record"]

@@ -44,7 +44,7 @@ from ..expressions.placeholders import Placeholders as ExpressionPlaceholders
 from ..model.codec import encode_item
 from ..model.where import Placeholders
 from ..schema import load_schema
-from .events import created_at
+from .events import created_at, wire_record
 
 MAX_VALUES = 100  # EMF: values of one metric in one document
 BUFFER_KEYS = ("count", "elapsed")
@@ -179,7 +179,7 @@ class Metrics:
 
     def handle(self, records: list[Mapping[str, Any]]) -> None:
         for record in records:
-            for model, changes in self.table.stream([record]).items():
+            for model, changes in self.table.stream([wire_record(record)]).items():
                 for change in changes:
                     if model in self.notified and self.notify is not None:
                         self.notify(model, change)
