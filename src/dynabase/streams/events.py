@@ -8,12 +8,13 @@ unchanged.
 
 from __future__ import annotations
 
-import base64
 import time
 import uuid
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
+
+from ..transfer.codec import decode_value, encode_item
 
 
 def lambda_record(record: Mapping[str, Any], stream_arn: str) -> dict[str, Any]:
@@ -26,23 +27,10 @@ def lambda_record(record: Mapping[str, Any], stream_arn: str) -> dict[str, Any]:
     for key in ("Keys", "NewImage", "OldImage"):
         image = data.get(key)
         if image is not None and any("B" in v or "BS" in v or "M" in v or "L" in v for v in image.values()):
-            data[key] = {name: _json_value(value) for name, value in image.items()}
+            data[key] = encode_item(image)
     out["dynamodb"] = data
     out["eventSourceARN"] = stream_arn
     return out
-
-
-def _json_value(value: Mapping[str, Any]) -> dict[str, Any]:
-    ((kind, inner),) = value.items()
-    if kind == "B":
-        return {"B": _b64(inner)}
-    if kind == "BS":
-        return {"BS": [_b64(v) for v in inner]}
-    if kind == "M":
-        return {"M": {k: _json_value(v) for k, v in inner.items()}}
-    if kind == "L":
-        return {"L": [_json_value(v) for v in inner]}
-    return {kind: inner}
 
 
 def wire_record(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -56,24 +44,7 @@ def wire_record(record: Mapping[str, Any]) -> dict[str, Any]:
 
 def wire_image(image: Mapping[str, Any]) -> dict[str, Any]:
     """A Lambda-shaped image back as boto3 gives it (binary values as ``bytes``), for decoders."""
-    return {name: _wire_value(value) for name, value in image.items()}
-
-
-def _wire_value(value: Mapping[str, Any]) -> dict[str, Any]:
-    ((kind, inner),) = value.items()
-    if kind == "B":
-        return {"B": base64.b64decode(inner) if isinstance(inner, str) else inner}
-    if kind == "BS":
-        return {"BS": [base64.b64decode(v) if isinstance(v, str) else v for v in inner]}
-    if kind == "M":
-        return {"M": wire_image(inner)}
-    if kind == "L":
-        return {"L": [_wire_value(v) for v in inner]}
-    return {kind: inner}
-
-
-def _b64(value: Any) -> str:
-    return value if isinstance(value, str) else base64.b64encode(bytes(value)).decode()
+    return {name: decode_value(value, name) for name, value in image.items()}
 
 
 def created_at(record: Mapping[str, Any]) -> float:
