@@ -34,7 +34,12 @@ def register(commands: Any) -> None:
         description="Read DynamoDB Streams of an embedded database (--db) or of any endpoint (AWS, DynamoDB "
         "Local, `dynabase serve`).",
     )
-    sub = streams.add_subparsers(dest="streams_command", required=True, metavar="{tail,run}")
+    sub = streams.add_subparsers(
+        dest="streams_command",
+        required=True,
+        metavar="{tail,run}",
+        help="tail: print records; run: a handler",
+    )
 
     tail = sub.add_parser(
         "tail",
@@ -42,7 +47,7 @@ def register(commands: Any) -> None:
         description="Print a table's stream records as Lambda event records: one JSON object a line "
         "(jsonl), or a readable block each (pretty). Without --follow it stops once it has caught up.",
     )
-    tail.add_argument("table", metavar="TABLE")
+    tail.add_argument("table", metavar="TABLE", help="the table whose stream to read")
     _add_connection(tail)
     tail.add_argument(
         "--from",
@@ -64,8 +69,10 @@ def register(commands: Any) -> None:
         "handler returns (at-least-once: after a crash, the unfinished batch is handed over again): in the "
         "--db database itself, or in --checkpoints. It keeps running until interrupted (or --until-idle).",
     )
-    run.add_argument("handler", metavar="MODULE:FUNCTION")
-    run.add_argument("table", metavar="TABLE")
+    run.add_argument(
+        "handler", metavar="MODULE:FUNCTION", help="the handler: a module (or .py file) and function"
+    )
+    run.add_argument("table", metavar="TABLE", help="the table whose stream to consume")
     _add_connection(run)
     run.add_argument("--name", help="consumer name the checkpoints are kept under (default: MODULE:FUNCTION)")
     run.add_argument("--batch-size", type=int, default=100, metavar="N", help="records per call (100)")
