@@ -177,6 +177,13 @@ def test_run_a_handler_file_with_a_schema(db, tmp_path, monkeypatch):
             ["run", "json:dumps", "orders", "--from", "at-timestamp", "--timestamp", "soon"],
             "--timestamp must be",
         ),
+        (
+            ["run", "json:dumps", "orders", "--timestamp", "0"],
+            "starting_timestamp goes with AT_TIMESTAMP only",
+        ),
+        (["run", "json:dumps", "orders", "--poll", "-1"], "poll_interval must not be negative"),
+        (["run", "json:dumps", "orders", "--parallel", "0"], "parallel_shards must be 1 or more"),
+        (["tail", "orders", "--poll", "-0.5"], "poll_interval must not be negative"),
         (["tail", "missing"], "ResourceNotFoundException"),
         (["tail", "plain"], "table plain has no stream enabled"),
     ],

@@ -79,6 +79,13 @@ class Options:
             raise ValueError("max_retries must be -1 (no limit) or more")
         if self.parallel_shards < 1:
             raise ValueError("parallel_shards must be 1 or more")
+        for name in ("poll_interval", "poll_gap", "retry_delay", "shard_refresh"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative")
+        if self.timeout is not None and self.timeout <= 0:
+            raise ValueError("timeout must be more than 0 seconds")
+        if self.starting_timestamp is not None and self.starting_position != "AT_TIMESTAMP":
+            raise ValueError("starting_timestamp goes with AT_TIMESTAMP only")
         self.compiled_filters = compile_filters(self.filters)
 
 
