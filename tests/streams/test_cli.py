@@ -204,3 +204,32 @@ def test_help_shows_both_commands(capsys):
     out = capsys.readouterr().out
     for option in ("--db", "--endpoint-url", "--from", "--format", "--follow"):
         assert option in out
+
+
+def test_run_the_metrics_handler_prints_emf(tmp_path, capsys):
+    from .test_metrics import check_emf
+
+    schema = tmp_path / "schema.json5"
+    schema.write_text(
+        """{format: 'onetable:1.1.0', version: '0.0.1', indexes: {primary: {hash: 'pk', sort: 'sk'}},
+        models: {Reading: {pk: {type: 'string', value: 'device#${deviceId}'}, sk: {type: 'string', value: 'r#${id}'},
+                           deviceId: {type: 'string', required: true}, id: {type: 'string'}, temp: {type: 'number'}}},
+        process: {Reading: {metrics: [{namespace: 'Embedthis/Device', fields: ['temp'], dimensions: [{Device: 'deviceId'}]}]}}}"""
+    )
+    db = str(tmp_path / "device.db")
+    from dynabase.model import Table
+    from dynabase.schema import load_schema
+
+    client = dynabase.connect(db)
+    table = Table("device", client, load_schema(schema))
+    table.create_table(stream="NEW_IMAGE")
+    table.model("Reading").create({"deviceId": "d1", "id": "1", "temp": 21})
+    client.close()
+    args = ["streams", "run", "dynabase.streams.metrics:emf", "device", "--db", db, "--until-idle"]
+    assert main(args) == 1
+    assert "needs the schema: add --schema FILE" in capsys.readouterr().err
+    assert main(args + ["--schema", str(schema)]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    doc = json.loads(line)
+    check_emf(doc)
+    assert (doc["Device"], doc["temp"]) == ("d1", 21)

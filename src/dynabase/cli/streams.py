@@ -282,6 +282,8 @@ def run_run(args: argparse.Namespace) -> int:
 
     def work(client: Any, streams: Any) -> int:
         handler = load_handler(args.handler)
+        if getattr(handler, "needs_schema", False) and not args.schema:
+            raise ValueError(f"{args.handler} needs the schema: add --schema FILE")
         options = Options(
             batch_size=args.batch_size,
             batching_window=args.batching_window,

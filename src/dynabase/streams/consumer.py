@@ -346,7 +346,7 @@ class Consumer:
     def _invoke(self, batch: list[dict]) -> tuple[str | None, int]:
         """Call the handler: ``(None, len(batch))`` on success, else the error and the records done."""
         entities = self.table.stream([wire_record(r) for r in batch]) if self.table is not None else None
-        context = LambdaContext(self.name, self.options.timeout, entities)
+        context = LambdaContext(self.name, self.options.timeout, entities, self.table)
         try:
             result = self.handler({"Records": batch}, context)
         except Exception as error:  # the handler's failure is the batch's failure

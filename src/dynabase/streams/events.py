@@ -60,11 +60,14 @@ def sequence_number(record: Mapping[str, Any]) -> str:
 class LambdaContext:
     """The context object a Lambda handler receives (the parts that mean something locally).
 
-    ``entities`` holds the batch decoded to the schema's models (``{model: [{"type", "new", "old"}]}``) when
-    the consumer was given an entity :class:`~dynabase.model.Table`; otherwise it is ``None``.
+    ``entities`` holds the batch decoded to the schema's models (``{model: [{"type", "new", "old"}]}``) and
+    ``table`` is the entity :class:`~dynabase.model.Table` when the consumer was given one; otherwise both are
+    ``None``.
     """
 
-    def __init__(self, function_name: str, timeout: float | None, entities: Any = None) -> None:
+    def __init__(
+        self, function_name: str, timeout: float | None, entities: Any = None, table: Any = None
+    ) -> None:
         self.function_name = function_name
         self.function_version = "$LATEST"
         self.invoked_function_arn = f"arn:aws:lambda:local:000000000000:function:{function_name}"
@@ -73,6 +76,7 @@ class LambdaContext:
         self.log_group_name = f"/aws/lambda/{function_name}"
         self.log_stream_name = "dynabase"
         self.entities = entities
+        self.table = table
         self._deadline = None if timeout is None else time.monotonic() + timeout
 
     def get_remaining_time_in_millis(self) -> int:

@@ -26,6 +26,9 @@ only the device's. ``process.<Model>.notify: true`` calls ``notify(model, change
 model (``change`` is ``{"type", "new", "old"}`` with entity properties).
 
 A :class:`Metrics` is a Lambda-style handler: pass it to a :class:`~.consumer.Consumer` or :func:`on_change`.
+:func:`emf` is a ready one for the command line, printing EMF lines on stdout::
+
+    dynabase streams run dynabase.streams.metrics:emf device --db app.db --schema schema.json5
 """
 
 from __future__ import annotations
@@ -223,6 +226,24 @@ class Metrics:
             self._emit_buffer(key)
 
 
+_EMF_HANDLERS: dict[int, Metrics] = {}
+
+
+def emf(event: Mapping[str, Any], context: Any) -> None:
+    """A handler computing the schema's metrics (EMF on stdout); the consumer must have the schema's table
+    (``dynabase streams run ... --schema FILE``)."""
+    table = getattr(context, "table", None)
+    if table is None:
+        raise ValueError("dynabase.streams.metrics:emf needs the schema: run it with --schema FILE")
+    metrics = _EMF_HANDLERS.get(id(table))
+    if metrics is None:
+        metrics = _EMF_HANDLERS[id(table)] = Metrics(table)
+    metrics(event, context)
+
+
+emf.needs_schema = True  # type: ignore[attr-defined]
+
+
 def document(namespace: str, dimensions: dict[str, str], values: dict[str, Any], when: float) -> dict:
     """One EMF document: the ``_aws`` metadata, the dimension members and the metric members."""
     return {
@@ -241,4 +262,4 @@ def document(namespace: str, dimensions: dict[str, str], values: dict[str, Any],
     }
 
 
-__all__ = ["Metrics", "document", "emitter"]
+__all__ = ["Metrics", "document", "emf", "emitter"]
