@@ -221,10 +221,7 @@ class Consumer:
         checkpoint = self.checkpoints.get(self.name, self.stream_arn, shard.id)
         if checkpoint is not None:
             return checkpoint
-        parent_seen = shard.parent is not None and (
-            self.checkpoints.get(self.name, self.stream_arn, shard.parent) is not None
-        )
-        position = None if parent_seen else self.options.starting_position
+        position = self._start_of(shard)
         if position == "AT_TIMESTAMP":
             return Checkpoint(since=float(int(self.options.starting_timestamp or 0)))
         if position == "LATEST" and self._durable:
@@ -232,6 +229,16 @@ class Consumer:
             self.checkpoints.save(self.name, self.stream_arn, shard.id, checkpoint)
             return checkpoint
         return Checkpoint()
+
+    def _start_of(self, shard: _Shard) -> str:
+        """Where a shard without a checkpoint starts: the children of a shard this consumer read start at
+        their first record, others at the starting position."""
+        if (
+            shard.parent is not None
+            and self.checkpoints.get(self.name, self.stream_arn, shard.parent) is not None
+        ):
+            return "TRIM_HORIZON"
+        return self.options.starting_position
 
     def _end_of(self, shard: _Shard) -> Checkpoint:
         """A checkpoint after the shard's last record now (read through once: a LATEST iterator has no
@@ -252,7 +259,7 @@ class Consumer:
         request = {"StreamArn": self.stream_arn, "ShardId": shard.id}
         if checkpoint.sequence is not None:
             request.update(ShardIteratorType="AFTER_SEQUENCE_NUMBER", SequenceNumber=checkpoint.sequence)
-        elif self.options.starting_position == "LATEST" and not self._durable and shard.parent is None:
+        elif not self._durable and self._start_of(shard) == "LATEST":
             request["ShardIteratorType"] = "LATEST"  # nothing to survive: the stream's end, exactly
         else:
             request["ShardIteratorType"] = "TRIM_HORIZON"
