@@ -8,6 +8,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -233,3 +234,29 @@ def test_run_the_metrics_handler_prints_emf(tmp_path, capsys):
     doc = json.loads(line)
     check_emf(doc)
     assert (doc["Device"], doc["temp"]) == ("d1", 21)
+
+
+def test_run_interrupted_says_how_to_carry_on(db, tmp_path):
+    import signal
+
+    (tmp_path / "quiet.py").write_text("def handle(event, context):\n    pass\n")
+    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{tmp_path}"}
+    command = [
+        sys.executable,
+        "-m",
+        "dynabase",
+        "streams",
+        "run",
+        "quiet:handle",
+        "orders",
+        "--db",
+        db,
+        "--poll",
+        "0.05",
+    ]
+    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)  # started, caught up, polling
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert "interrupted; run the same command again to carry on from the checkpoints" in err

@@ -151,6 +151,11 @@ def _guarded(args: argparse.Namespace, work: Any) -> int:
     except BotoCoreError as error:
         return _error(str(error))
     except KeyboardInterrupt:
+        if args.streams_command == "run":
+            print(
+                "\ndynabase streams: interrupted; run the same command again to carry on from the checkpoints",
+                file=sys.stderr,
+            )
         return EXIT_INTERRUPTED
     finally:
         if client is not None and hasattr(client, "close"):
@@ -173,7 +178,9 @@ def run_tail(args: argparse.Namespace) -> int:
 
     def work(client: Any, streams: Any) -> int:
         options = Options(starting_position=FROM[args.start], poll_interval=args.poll, batch_size=1000)
-        consumer = Consumer(streams, stream_arn(client, args.table), print, name="tail", options=options)
+        consumer = Consumer(
+            streams, stream_arn(client, args.table), lambda event, context: None, options=options
+        )
         consumer.prime()
         records = iter_records(consumer) if args.follow else _caught_up(consumer)
         for record in records:
