@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import dynabase
+from ddb_helpers import table_request
 from dynabase.cli.main import main
 
 SRC = Path(__file__).resolve().parent.parent.parent / "src"
@@ -35,19 +36,8 @@ def handle(event, context):
 def db(tmp_path):
     path = tmp_path / "app.db"
     client = dynabase.connect(str(path))
-    client.create_table(
-        TableName="orders",
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
-    )
-    client.create_table(
-        TableName="plain",
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    client.create_table(**table_request("orders", ("pk:S",), stream="NEW_AND_OLD_IMAGES"))
+    client.create_table(**table_request("plain", ("pk:S",)))
     client.put_item(TableName="orders", Item={"pk": {"S": "a"}, "total": {"N": "5"}})
     client.put_item(TableName="orders", Item={"pk": {"S": "a"}, "total": {"N": "6"}})
     client.delete_item(TableName="orders", Key={"pk": {"S": "a"}})

@@ -15,6 +15,7 @@ import pytest
 
 import dynabase
 from backends import FAKE_CREDENTIALS, REGION, boto3_client
+from ddb_helpers import table_request
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent.parent / "src"
@@ -25,13 +26,7 @@ pytestmark = pytest.mark.slow
 
 
 def create(client: Any, table: str) -> None:
-    client.create_table(
-        TableName=table,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
-    )
+    client.create_table(**table_request(table, ("pk:S",), stream="NEW_IMAGE"))
     for i in range(RECORDS):
         client.put_item(TableName=table, Item={"pk": {"S": f"k{i:04}"}, "n": {"N": str(i)}})
 

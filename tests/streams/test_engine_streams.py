@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import dynabase
+from ddb_helpers import table_request
 
 
 def _table(client) -> str:
-    client.create_table(
-        TableName="long",
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-        StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"},
-    )
+    client.create_table(**table_request("long", ("pk:S",), stream="KEYS_ONLY"))
     return client.describe_table(TableName="long")["Table"]["LatestStreamArn"]
 
 

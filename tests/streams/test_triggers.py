@@ -10,19 +10,14 @@ from typing import Any
 import pytest
 
 import dynabase
+from ddb_helpers import table_request
 from dynabase.streams import on_change
 
 
 @pytest.fixture
 def client():
     client = dynabase.connect(":memory:")
-    client.create_table(
-        TableName="orders",
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
-    )
+    client.create_table(**table_request("orders", ("pk:S",), stream="NEW_AND_OLD_IMAGES"))
     yield client
     client.close()
 
@@ -68,12 +63,7 @@ def test_trigger_runs_after_commit_off_the_writer_thread(client):
 
 def test_a_trigger_may_write_to_the_engine(client):
     """A handler writing back (an audit row) must not deadlock: it runs outside the write transaction."""
-    client.create_table(
-        TableName="audit",
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    client.create_table(**table_request("audit", ("pk:S",)))
 
     def handler(event: dict, context: Any) -> None:
         for record in event["Records"]:
