@@ -215,12 +215,15 @@ def main(path: str = ":memory:") -> int:
         projector.index.get(ASSET_INDEX, "engineering:x-pump")["bool_archived"],
     )
 
+    hits = projector.index.query(ASSET_INDEX, "pump", filters={"bool_archived": False}, sort="str_assetname")
+    show("full-text search 'pump' in the asset index (FTS5)", [doc_id for doc_id, _ in hits.hits])
+
     stop.set()
     for thread in threads:
         thread.join(timeout=5)
     print(
         f"\nprojector: {len(projector.log)} index operations, {projector.ignored} records of unindexed tables; "
-        f"{len(projector.index.docs[ASSET_INDEX])} asset documents, {len(projector.index.docs[FILE_INDEX])} file documents"
+        f"{projector.index.count(ASSET_INDEX)} asset documents, {projector.index.count(FILE_INDEX)} file documents"
     )
     client.close()
     return 0

@@ -22,7 +22,8 @@ What is here, following the data-model page:
 
 S3 is not part of dynabase: :class:`AssetBucket` is a small in-memory stand-in for a versioned asset bucket
 (put, delete markers, object versions, event notifications) so that file records, version snapshots and
-file documents have something to point at. The OpenSearch indexes are :class:`SearchIndex`, two dicts.
+file documents have something to point at. The OpenSearch indexes are :class:`SearchIndex`: dynabase's
+search projection (SQLite FTS5), the documents named by the declared ``search/*_projection.json`` specs.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from dynabase.model import TransactionError
+from dynabase.streams.search import Page, Projection
+from dynabase.streams.search import SearchIndex as FullTextIndex
 
 from .tables import STREAMED, VamsTables
 
@@ -226,29 +229,32 @@ class AssetBucket:
 
 # == search documents ==========================================================================================
 
+#: the page's document conventions, declared (``search/*_projection.json``): type prefixes, ``MD_`` / ``AB_``
+#: flat objects, ``_rectype``, and the exclusion of fields prefixed ``VAMS_`` or ``_``
+ASSET_PROJECTION = Projection(json.loads((SEARCH_DIR / "asset_projection.json").read_text()))
+FILE_PROJECTION = Projection(json.loads((SEARCH_DIR / "file_projection.json").read_text()))
+
 
 def excluded(name: str) -> bool:
     """The page: fields prefixed with ``VAMS_`` or ``_`` (except ``_rectype``) are not indexed."""
-    return name.startswith("VAMS_") or (name.startswith("_") and name != "_rectype")
+    return ASSET_PROJECTION.excluded(name)
 
 
-def flat_object(rows: Iterable[Mapping[str, Any]], key: str, value: str) -> dict[str, Any]:
-    """Metadata / attribute rows -> the flat ``MD_`` / ``AB_`` object, excluded keys dropped."""
-    out: dict[str, Any] = {}
-    for row in rows:
-        name = row.get(key)
-        if not name or excluded(name) or row.get(value) is None:
-            continue
-        out[name] = row[value]
-    return out
+def rows_map(rows: Iterable[Mapping[str, Any]], key: str, value: str) -> dict[str, Any]:
+    """Metadata / attribute rows -> ``{key: value}`` (the projection drops excluded keys)."""
+    return {row[key]: row[value] for row in rows if row.get(key) and row.get(value) is not None}
 
 
-def geo_fields(rows: Iterable[Mapping[str, Any]], key: str, value: str, kind: str) -> dict[str, Any]:
-    """``gp_`` (geo_point) and ``gs_`` (JSON string) fields from metadata typed ``geopoint`` / ``geojson``."""
-    out: dict[str, Any] = {}
+def geo_values(
+    rows: Iterable[Mapping[str, Any]], key: str, value: str, kind: str
+) -> dict[str, dict[str, Any]]:
+    """Metadata typed ``geopoint`` / ``geojson`` -> ``{"geo_points": {name: {lat, lon}}, "geo_shapes":
+    {name: JSON text}}`` (the projection names them ``gp_<name>`` / ``gs_<name>``)."""
+    points: dict[str, Any] = {}
+    shapes: dict[str, Any] = {}
     for row in rows:
         name, text, value_type = row.get(key), row.get(value), (row.get(kind) or "").lower()
-        if not name or excluded(name) or text is None:
+        if not name or text is None:
             continue
         if value_type == "geopoint":
             try:
@@ -256,29 +262,15 @@ def geo_fields(rows: Iterable[Mapping[str, Any]], key: str, value: str, kind: st
                 if parsed is None:
                     lat, lon = (float(part) for part in str(text).split(","))
                     parsed = {"lat": lat, "lon": lon}
-                out["gp_" + name.lower()] = {"lat": float(parsed["lat"]), "lon": float(parsed["lon"])}
+                points[name] = {"lat": float(parsed["lat"]), "lon": float(parsed["lon"])}
             except (ValueError, KeyError, TypeError):
                 continue
         elif value_type == "geojson":
             try:
-                out["gs_" + name.lower()] = json.dumps(
-                    json.loads(text), separators=(",", ":"), sort_keys=True
-                )
+                shapes[name] = json.dumps(json.loads(text), separators=(",", ":"), sort_keys=True)
             except ValueError:
                 continue
-    return out
-
-
-def _clean(doc: dict[str, Any]) -> dict[str, Any]:
-    """Drop unset values and excluded fields (top level and inside the flat objects)."""
-    out: dict[str, Any] = {}
-    for name, value in doc.items():
-        if value is None or excluded(name):
-            continue
-        if name in ("MD_", "AB_") and isinstance(value, Mapping):
-            value = {k: v for k, v in value.items() if not excluded(k)}
-        out[name] = value
-    return out
+    return {"geo_points": points, "geo_shapes": shapes}
 
 
 def asset_document(
@@ -292,36 +284,35 @@ def asset_document(
     """The asset index document of an Asset Storage Table item: ``(document id, document)``.
 
     Document ID ``{databaseId}:{assetId}`` with the live databaseId; an item of the ``#deleted`` partition
-    gives ``bool_archived: true``."""
+    gives ``bool_archived: true``. The joined values are gathered here; :data:`ASSET_PROJECTION` names them."""
     database_id = asset["databaseId"]
     metadata = list(metadata)
     links = links or {}
     bucket = bucket or {}
-    doc: dict[str, Any] = {
-        "str_databaseid": live_id(database_id),
-        "str_assetid": asset["assetId"],
-        "str_assetname": asset.get("assetName"),
-        "str_assettype": asset.get("assetType"),
-        "str_description": asset.get("description"),
-        "str_bucketid": asset.get("bucketId"),
-        "str_bucketname": bucket.get("bucketName"),
-        "str_bucketprefix": bucket.get("baseAssetsPrefix"),
-        "str_asset_version_id": (version or {}).get("assetVersionId"),
-        "str_asset_version_comment": (version or {}).get("comment"),
-        "str_assetlocationkey": (asset.get("assetLocation") or {}).get("Key"),
-        "str_previewfilekey": (asset.get("previewLocation") or {}).get("Key"),
-        "bool_isdistributable": asset.get("isDistributable"),
-        "list_tags": list(asset.get("tags") or []),
-        "date_asset_version_createdate": iso((version or {}).get("createdAt")),
-        "bool_has_asset_children": bool(links.get("children")),
-        "bool_has_asset_parents": bool(links.get("parents")),
-        "bool_has_assets_related": bool(links.get("related")),
-        "bool_archived": is_archived_id(database_id),
-        "MD_": flat_object(metadata, "metadataKey", "metadataValue"),
-        **geo_fields(metadata, "metadataKey", "metadataValue", "metadataValueType"),
-        "_rectype": "asset",
+    source: dict[str, Any] = {
+        "databaseid": live_id(database_id),
+        "assetid": asset["assetId"],
+        "assetname": asset.get("assetName"),
+        "assettype": asset.get("assetType"),
+        "description": asset.get("description"),
+        "bucketid": asset.get("bucketId"),
+        "bucketname": bucket.get("bucketName"),
+        "bucketprefix": bucket.get("baseAssetsPrefix"),
+        "asset_version_id": (version or {}).get("assetVersionId"),
+        "asset_version_comment": (version or {}).get("comment"),
+        "assetlocationkey": (asset.get("assetLocation") or {}).get("Key"),
+        "previewfilekey": (asset.get("previewLocation") or {}).get("Key"),
+        "isdistributable": asset.get("isDistributable"),
+        "tags": list(asset.get("tags") or []),
+        "asset_version_createdate": iso((version or {}).get("createdAt")),
+        "has_asset_children": bool(links.get("children")),
+        "has_asset_parents": bool(links.get("parents")),
+        "has_assets_related": bool(links.get("related")),
+        "archived": is_archived_id(database_id),
+        "metadata": rows_map(metadata, "metadataKey", "metadataValue"),
+        **geo_values(metadata, "metadataKey", "metadataValue", "metadataValueType"),
     }
-    return f"{live_id(database_id)}:{asset['assetId']}", _clean(doc)
+    return ASSET_PROJECTION.document_id(source), ASSET_PROJECTION.project(source)
 
 
 def file_document(
@@ -336,36 +327,36 @@ def file_document(
     metadata: Iterable[Mapping[str, Any]] = (),
     attributes: Iterable[Mapping[str, Any]] = (),
 ) -> tuple[str, dict[str, Any]]:
-    """The file index document of one asset file: ``(document id, document)``.
+    """The file index document of one asset file: ``(document id, document)``, named by
+    :data:`FILE_PROJECTION`.
 
     ``file_key`` is the file's path within the asset (``/test/pump.e57``, as in the metadata tables), ``key`` its
     full S3 key, ``version`` its current (content) S3 version; ``archived``: a delete marker is present."""
-    database_id = live_id(asset["databaseId"])
     bucket = bucket or {}
     metadata = list(metadata)
     name = key.rsplit("/", 1)[-1]
-    doc: dict[str, Any] = {
-        "str_key": key,
-        "str_databaseid": database_id,
-        "str_assetid": asset["assetId"],
-        "str_assetname": asset.get("assetName"),
-        "str_bucketid": asset.get("bucketId"),
-        "str_bucketname": bucket.get("bucketName"),
-        "str_bucketprefix": bucket.get("baseAssetsPrefix"),
-        "str_fileext": name.rsplit(".", 1)[-1].lower() if "." in name else None,
-        "str_etag": version.etag or None,
-        "str_s3_version_id": version.version_id,
-        "str_previewfilekey": preview_key,
-        "date_lastmodified": iso(version.last_modified),
-        "num_filesize": int(version.size),
-        "bool_archived": bool(archived),
-        "list_tags": list(asset.get("tags") or []),
-        "MD_": flat_object(metadata, "metadataKey", "metadataValue"),
-        "AB_": flat_object(attributes, "attributeKey", "attributeValue"),
-        **geo_fields(metadata, "metadataKey", "metadataValue", "metadataValueType"),
-        "_rectype": "file",
+    source: dict[str, Any] = {
+        "file_path": file_key,
+        "key": key,
+        "databaseid": live_id(asset["databaseId"]),
+        "assetid": asset["assetId"],
+        "assetname": asset.get("assetName"),
+        "bucketid": asset.get("bucketId"),
+        "bucketname": bucket.get("bucketName"),
+        "bucketprefix": bucket.get("baseAssetsPrefix"),
+        "fileext": name.rsplit(".", 1)[-1].lower() if "." in name else None,
+        "etag": version.etag or None,
+        "s3_version_id": version.version_id,
+        "previewfilekey": preview_key,
+        "lastmodified": iso(version.last_modified),
+        "filesize": int(version.size),
+        "archived": bool(archived),
+        "tags": list(asset.get("tags") or []),
+        "metadata": rows_map(metadata, "metadataKey", "metadataValue"),
+        "attributes": rows_map(attributes, "attributeKey", "attributeValue"),
+        **geo_values(metadata, "metadataKey", "metadataValue", "metadataValueType"),
     }
-    return f"{database_id}:{asset['assetId']}:{file_key}", _clean(doc)
+    return FILE_PROJECTION.document_id(source), FILE_PROJECTION.project(source)
 
 
 def load_mapping(index: str) -> dict[str, Any]:
@@ -422,36 +413,37 @@ def _is_iso(text: str) -> bool:
 
 
 class SearchIndex:
-    """The two OpenSearch indexes as dicts: ``docs[index][document id] = document``."""
+    """The asset and file indexes: dynabase's SQLite FTS5 search index (``path``: a file beside the database,
+    or memory), one named index each. :meth:`query` is the full-text API; :meth:`search` term filters."""
 
-    def __init__(self) -> None:
-        self.docs: dict[str, dict[str, dict[str, Any]]] = {ASSET_INDEX: {}, FILE_INDEX: {}}
-        self._lock = threading.RLock()
+    def __init__(self, path: str = ":memory:") -> None:
+        self.indexes = {name: FullTextIndex(path, name) for name in (ASSET_INDEX, FILE_INDEX)}
 
     def put(self, index: str, doc_id: str, doc: dict[str, Any]) -> None:
-        with self._lock:
-            self.docs[index][doc_id] = doc
+        self.indexes[index].put(doc_id, doc)
 
     def delete(self, index: str, doc_id: str) -> bool:
-        with self._lock:
-            return self.docs[index].pop(doc_id, None) is not None
+        return self.indexes[index].delete(doc_id)
 
     def get(self, index: str, doc_id: str) -> dict[str, Any] | None:
-        with self._lock:
-            return self.docs[index].get(doc_id)
+        return self.indexes[index].get(doc_id)
+
+    def count(self, index: str) -> int:
+        return self.indexes[index].search(limit=1).total
 
     def search(self, index: str, **terms: Any) -> dict[str, dict[str, Any]]:
         """Term filters: a document matches when each field equals the value (or, for lists, contains it)."""
+        out: dict[str, dict[str, Any]] = {}
+        offset: int | None = 0
+        while offset is not None:
+            page = self.indexes[index].search(filters=terms, limit=500, offset=offset)
+            out.update(page.hits)
+            offset = page.next
+        return out
 
-        def matches(doc: Mapping[str, Any]) -> bool:
-            for field, wanted in terms.items():
-                value = doc.get(field)
-                if value != wanted and not (isinstance(value, list) and wanted in value):
-                    return False
-            return True
-
-        with self._lock:
-            return {doc_id: doc for doc_id, doc in self.docs[index].items() if matches(doc)}
+    def query(self, index: str, text: str | None = None, **options: Any) -> Page:
+        """Full text, ``filters``, ``sort``, ``limit`` and ``offset`` (see dynabase's ``SearchIndex.search``)."""
+        return self.indexes[index].search(text, **options)
 
 
 # == the application ===========================================================================================
@@ -1494,9 +1486,11 @@ def iter_tables(vams: Vams) -> Iterator[tuple[str, dict[str, Any]]]:
 __all__ = [
     "ASSET_INDEX",
     "ASSET_PATH",
+    "ASSET_PROJECTION",
     "DELETED",
     "FIELD_PREFIXES",
     "FILE_INDEX",
+    "FILE_PROJECTION",
     "AssetBucket",
     "ConflictError",
     "NotFoundError",

@@ -33,6 +33,21 @@ def catalog_moved(error: Exception) -> bool:
     return False
 
 
+#: the operations that may change items: after one of them commits, the write listeners are told
+WRITE_OPERATIONS = frozenset(
+    {
+        "PutItem",
+        "UpdateItem",
+        "DeleteItem",
+        "BatchWriteItem",
+        "TransactWriteItems",
+        "ExecuteStatement",
+        "BatchExecuteStatement",
+        "ExecuteTransaction",
+    }
+)
+
+
 def _partiql(name: str) -> Handler:
     """A PartiQL handler, imported on first use (the parser is a large import few programs need)."""
 
@@ -98,6 +113,9 @@ class Engine:
             "GetShardIterator": streams.get_shard_iterator,
             "GetRecords": streams.get_records,
         }
+        #: called with the operation's name after each committed write call, outside its transaction (the
+        #: in-process stream triggers of :mod:`dynabase.streams` wake on it); empty: nothing is called
+        self.write_listeners: list[Callable[[str], None]] = []
         self._next_trim = 0.0
         self.ttl_sweep_seconds = ttl_sweep_seconds
         self.sweeper: ttl.Sweeper | None = None
@@ -111,11 +129,11 @@ class Engine:
             raise UnknownOperationException("An unknown operation was requested.")
         try:
             try:
-                return self._run(operation, handler, request)
+                result = self._run(operation, handler, request)
             except Exception as error:
                 if not catalog_moved(error):
                     raise
-            return self._run_again(operation, handler, request)
+                result = self._run_again(operation, handler, request)
         except DynamoDBError:
             raise
         except RecursionError:
@@ -123,6 +141,10 @@ class Engine:
         except Exception:  # a bug must not look like a successful call or leak a traceback to callers
             log.exception("internal error in %s", operation)
             raise InternalFailure(_INTERNAL)
+        if self.write_listeners and operation in WRITE_OPERATIONS:  # committed: the transaction is over
+            for listener in list(self.write_listeners):
+                listener(operation)
+        return result
 
     def _run_again(self, operation: str, handler: Handler, request: dict[str, Any]) -> dict[str, Any]:
         """Run a request again after another thread or process changed a table under it: against the reloaded

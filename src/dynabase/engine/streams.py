@@ -198,8 +198,12 @@ class _Stream:
         self.arn, self.table_name, self.label, description, enabled, self.created = row
         self.enabled = bool(enabled)
         self.meta = json.loads(description)
+        # two subqueries: SQLite answers a lone min() or max() from the index in one step, but min and max
+        # together by scanning every record of the stream (on every GetRecords)
         self.first, self.last = conn.execute(
-            "SELECT min(seq), max(seq) FROM dynabase_stream_records WHERE stream_arn = ?", (self.arn,)
+            "SELECT (SELECT min(seq) FROM dynabase_stream_records WHERE stream_arn = ?), "
+            "(SELECT max(seq) FROM dynabase_stream_records WHERE stream_arn = ?)",
+            (self.arn, self.arn),
         ).fetchone()
         # streams registered before their start was stored start at their first record
         self.start: int = self.meta.get("start") or self.first or 1

@@ -1,0 +1,338 @@
+"""The stream consumer on every backend (embedded, ``dynabase serve``, DynamoDB Local): Lambda's event shape,
+batches, checkpoints, starting positions, filters, retries, bisect-on-error and the on-failure destination."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from dynabase.streams import (
+    Consumer,
+    JsonLinesDestination,
+    MemoryCheckpoints,
+    Options,
+    SqliteCheckpoints,
+    TableCheckpoints,
+    TableDestination,
+    lambda_record,
+)
+
+LAMBDA_RECORD_KEYS = {
+    "eventID",
+    "eventName",
+    "eventVersion",
+    "eventSource",
+    "awsRegion",
+    "dynamodb",
+    "eventSourceARN",
+}
+
+
+@pytest.fixture
+def table(client: Any, make_table: Any) -> str:
+    return make_table(("pk:S",), stream="NEW_AND_OLD_IMAGES")
+
+
+def put(client: Any, table: str, *keys: str, **extra: dict) -> None:
+    for key in keys:
+        client.put_item(TableName=table, Item={"pk": {"S": key}, **extra})
+
+
+def consumer(client: Any, streams_client: Any, table: str, handler: Any, **kwargs: Any) -> Consumer:
+    options = kwargs.pop("options", None) or Options(poll_interval=0.05, retry_delay=0.0)
+    return Consumer.for_table(client, table, handler, streams=streams_client, options=options, **kwargs)
+
+
+class Recorder:
+    def __init__(self, fail_on: set[str] = frozenset()) -> None:
+        self.batches: list[list[dict]] = []
+        self.contexts: list[Any] = []
+        self.fail_on = set(fail_on)
+
+    def __call__(self, event: dict, context: Any) -> None:
+        records = event["Records"]
+        self.batches.append(records)
+        self.contexts.append(context)
+        for record in records:
+            if record["dynamodb"]["Keys"]["pk"]["S"] in self.fail_on:
+                raise ValueError("bad record " + record["dynamodb"]["Keys"]["pk"]["S"])
+
+    def keys(self) -> list[str]:
+        return [r["dynamodb"]["Keys"]["pk"]["S"] for batch in self.batches for r in batch]
+
+
+def test_handler_gets_lambda_events_in_order(client, streams_client, table):
+    put(client, table, *[f"k{i:02}" for i in range(7)], blob={"B": b"\x00\x01"})
+    client.delete_item(TableName=table, Key={"pk": {"S": "k03"}})
+    recorder = Recorder()
+    c = consumer(client, streams_client, table, recorder, options=Options(batch_size=3, poll_interval=0.05))
+    assert c.run(until_idle=True) == 8
+    assert [len(b) for b in recorder.batches] == [3, 3, 2]
+    records = [r for b in recorder.batches for r in b]
+    assert recorder.keys() == [f"k{i:02}" for i in range(7)] + ["k03"]
+    assert [r["eventName"] for r in records] == ["INSERT"] * 7 + ["REMOVE"]
+    arn = client.describe_table(TableName=table)["Table"]["LatestStreamArn"]
+    for record in records:
+        assert set(record) >= LAMBDA_RECORD_KEYS
+        assert record["eventSourceARN"] == arn
+        assert isinstance(record["dynamodb"]["ApproximateCreationDateTime"], float)
+    assert records[0]["dynamodb"]["NewImage"]["blob"] == {"B": "AAE="}  # base64 text, as in Lambda's JSON
+    assert records[-1]["dynamodb"]["OldImage"]["pk"] == {"S": "k03"}
+    sequences = [int(r["dynamodb"]["SequenceNumber"]) for r in records]
+    assert sequences == sorted(sequences)
+    assert recorder.contexts[0].function_name == c.name
+    assert recorder.contexts[0].get_remaining_time_in_millis() > 0
+
+
+def test_checkpoints_resume_after_the_last_handled_batch(client, streams_client, table, tmp_path):
+    store = SqliteCheckpoints(str(tmp_path / "checkpoints.db"))
+    put(client, table, "a", "b", "c")
+    first = Recorder()
+    consumer(client, streams_client, table, first, checkpoints=store).run(until_idle=True)
+    put(client, table, "d")
+    again = Recorder()  # a new consumer (a restart) with the same store and name
+    reopened = SqliteCheckpoints(str(tmp_path / "checkpoints.db"))
+    consumer(client, streams_client, table, again, checkpoints=reopened).run(until_idle=True)
+    assert first.keys() == ["a", "b", "c"]
+    assert again.keys() == ["d"]
+    other = Recorder()  # another consumer name has checkpoints of its own
+    consumer(client, streams_client, table, other, checkpoints=reopened, name="other").run(until_idle=True)
+    assert other.keys() == ["a", "b", "c", "d"]
+
+
+def test_checkpoints_in_a_dynamodb_table(client, streams_client, table, make_table):
+    name = f"{table}-cp"
+    make_table.created.append(name)
+    store = TableCheckpoints(client, name)
+    put(client, table, "a", "b")
+    first = Recorder()
+    consumer(client, streams_client, table, first, checkpoints=store).run(until_idle=True)
+    put(client, table, "c")
+    again = Recorder()
+    consumer(client, streams_client, table, again, checkpoints=TableCheckpoints(client, name)).run(
+        until_idle=True
+    )
+    assert (first.keys(), again.keys()) == (["a", "b"], ["c"])
+
+
+def test_a_handler_error_leaves_the_checkpoint_before_the_batch(client, streams_client, table, tmp_path):
+    store = SqliteCheckpoints(str(tmp_path / "cp.db"))
+    put(client, table, "a", "b", "c")
+    options = Options(batch_size=2, max_retries=0, poll_interval=0.05)
+    failing = consumer(
+        client, streams_client, table, Recorder(fail_on={"c"}), checkpoints=store, options=options
+    )
+    failing.on_failure = None
+    failing.run(until_idle=True)  # c's batch is dropped after no retries (no destination: Lambda's default)
+    assert failing.failed == 1
+    put(client, table, "d")
+    after = Recorder()
+    consumer(client, streams_client, table, after, checkpoints=store).run(until_idle=True)
+    assert after.keys() == ["d"]
+
+
+def test_bisect_isolates_the_bad_record(client, streams_client, table, tmp_path):
+    keys = [f"k{i:02}" for i in range(10)]
+    put(client, table, *keys)
+    recorder = Recorder(fail_on={"k06"})
+    destination = JsonLinesDestination(tmp_path / "failed.jsonl")
+    options = Options(batch_size=10, bisect_on_error=True, max_retries=2, retry_delay=0.0, poll_interval=0.05)
+    c = consumer(client, streams_client, table, recorder, options=options, on_failure=destination)
+    c.run(until_idle=True)
+    handled = [
+        r["dynamodb"]["Keys"]["pk"]["S"]
+        for batch in recorder.batches
+        if not any(r["dynamodb"]["Keys"]["pk"]["S"] == "k06" for r in batch)
+        for r in batch
+    ]
+    assert handled == [k for k in keys if k != "k06"]
+    alone = [b for b in recorder.batches if [r["dynamodb"]["Keys"]["pk"]["S"] for r in b] == ["k06"]]
+    assert len(alone) == 3  # isolated, then tried twice more (max_retries=2)
+    (entry,) = destination.entries()
+    assert [r["dynamodb"]["Keys"]["pk"]["S"] for r in entry["records"]] == ["k06"]
+    info = entry["DDBStreamBatchInfo"]
+    assert info["batchSize"] == 1 and info["startSequenceNumber"] == info["endSequenceNumber"]
+    assert entry["requestContext"]["condition"] == "RetryAttemptsExhausted"
+    assert entry["requestContext"]["approximateInvokeCount"] == 3
+    assert "bad record k06" in entry["error"]
+    assert (c.handled, c.failed) == (9, 1)
+
+
+def test_without_bisect_the_whole_batch_fails(client, streams_client, table, make_table):
+    put(client, table, "a", "b", "c")
+    dead = make_table(("id:S",))
+    options = Options(batch_size=3, max_retries=1, retry_delay=0.0, poll_interval=0.05)
+    recorder = Recorder(fail_on={"b"})
+    c = consumer(
+        client, streams_client, table, recorder, options=options, on_failure=TableDestination(client, dead)
+    )
+    c.run(until_idle=True)
+    assert len(recorder.batches) == 2  # the first attempt and one retry
+    (item,) = client.scan(TableName=dead)["Items"]
+    import json
+
+    entry = json.loads(item["entry"]["S"])
+    assert [r["dynamodb"]["Keys"]["pk"]["S"] for r in entry["records"]] == ["a", "b", "c"]
+
+
+def test_partial_batch_response(client, streams_client, table):
+    put(client, table, "a", "b", "c", "d")
+    calls: list[list[str]] = []
+
+    def handler(event: dict, context: Any) -> dict:
+        keys = [r["dynamodb"]["Keys"]["pk"]["S"] for r in event["Records"]]
+        calls.append(keys)
+        if len(calls) == 1:  # report c (and what follows) as failed once
+            return {
+                "batchItemFailures": [{"itemIdentifier": event["Records"][2]["dynamodb"]["SequenceNumber"]}]
+            }
+        return {"batchItemFailures": []}
+
+    c = consumer(client, streams_client, table, handler, options=Options(batch_size=4, poll_interval=0.05))
+    c.run(until_idle=True)
+    assert calls == [["a", "b", "c", "d"], ["c", "d"]]
+
+
+def test_filters_on_event_name_and_attributes(client, streams_client, table):
+    put(client, table, "a", severity={"S": "error"})
+    put(client, table, "b", severity={"S": "info"})
+    put(client, table, "c", severity={"S": "error"}, temp={"N": "40"})
+    client.delete_item(TableName=table, Key={"pk": {"S": "a"}})
+    recorder = Recorder()
+    pattern = {"eventName": ["INSERT"], "dynamodb": {"NewImage": {"severity": {"S": ["error"]}}}}
+    c = consumer(
+        client, streams_client, table, recorder, options=Options(filters=[pattern], poll_interval=0.05)
+    )
+    c.run(until_idle=True)
+    assert recorder.keys() == ["a", "c"]
+    hot = Recorder()
+    numeric = {"dynamodb": {"NewImage": {"temp": {"N": [{"numeric": [">", 30]}]}}}}
+    lambda_form = {"Pattern": '{"eventName": ["REMOVE"]}'}
+    options = Options(filters=[numeric, lambda_form], poll_interval=0.05)
+    consumer(client, streams_client, table, hot, options=options, name="hot").run(until_idle=True)
+    assert hot.keys() == ["c", "a"]
+
+
+def test_starting_positions(client, streams_client, table, tmp_path):
+    put(client, table, "old")
+    store = SqliteCheckpoints(str(tmp_path / "cp.db"))
+    latest = Options(starting_position="LATEST", poll_interval=0.05)
+    recorder = Recorder()
+    c = consumer(client, streams_client, table, recorder, options=latest, checkpoints=store)
+    c.prime()  # a durable LATEST start is saved before any record is handled: a crash now skips nothing
+    put(client, table, "new")
+    restarted = consumer(client, streams_client, table, recorder, options=latest, checkpoints=store)
+    restarted.run(until_idle=True)
+    assert recorder.keys() == ["new"]
+    memory_latest = Recorder()
+    c = consumer(
+        client, streams_client, table, memory_latest, options=latest, checkpoints=MemoryCheckpoints()
+    )
+    c.prime()
+    put(client, table, "newer")
+    c.run(until_idle=True)
+    assert memory_latest.keys() == ["newer"]
+    at = Recorder()
+    when = Options(
+        starting_position="AT_TIMESTAMP", starting_timestamp=time.time() + 3600, poll_interval=0.05
+    )
+    consumer(client, streams_client, table, at, options=when, name="future").run(until_idle=True)
+    assert at.keys() == []
+    horizon = Recorder()
+    consumer(client, streams_client, table, horizon, name="all").run(until_idle=True)
+    assert horizon.keys() == ["old", "new", "newer"]
+
+
+def test_batching_window_waits_for_a_fuller_batch(client, streams_client, table):
+    import threading
+
+    recorder = Recorder()
+    options = Options(batch_size=5, batching_window=1.5, poll_interval=0.05)
+    c = consumer(client, streams_client, table, recorder, options=options)
+    c.prime()
+
+    def writer() -> None:
+        for key in "abcde":
+            put(client, table, key)
+            time.sleep(0.1)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    c.poll()
+    thread.join()
+    c.run(until_idle=True)
+    assert recorder.keys() == list("abcde")
+    assert len(recorder.batches[0]) == 5
+
+
+def test_entities_grouped_by_model(client, streams_client, make_table):
+    from dynabase.model import Table
+
+    schema = {
+        "format": "onetable:1.1.0",
+        "version": "0.0.1",
+        "indexes": {"primary": {"hash": "pk", "sort": "sk"}},
+        "models": {
+            "Fault": {
+                "pk": {"type": "string", "value": "device#${deviceId}"},
+                "sk": {"type": "string", "value": "fault#${id}"},
+                "deviceId": {"type": "string", "required": True},
+                "id": {"type": "string"},
+                "severity": {"type": "string"},
+            },
+            "Status": {
+                "pk": {"type": "string", "value": "status#${deviceId}"},
+                "sk": {"type": "string", "value": "status#"},
+                "deviceId": {"type": "string", "required": True},
+                "load": {"type": "number"},
+            },
+        },
+    }
+    name = make_table(("pk:S", "sk:S"), stream="NEW_AND_OLD_IMAGES")
+    table = Table(name, client, schema)
+    table.model("Fault").create({"deviceId": "d1", "id": "f1", "severity": "warn"})
+    table.model("Fault").update({"deviceId": "d1", "id": "f1", "severity": "error"})
+    table.model("Status").create({"deviceId": "d1", "load": 3})
+    recorder = Recorder()
+    options = Options(poll_interval=0.05)
+    Consumer.for_table(client, name, recorder, streams=streams_client, options=options, table=table).run(
+        until_idle=True
+    )
+    (entities,) = [c.entities for c in recorder.contexts]
+    assert [(e["type"], e["new"]["severity"]) for e in entities["Fault"]] == [
+        ("INSERT", "warn"),
+        ("MODIFY", "error"),
+    ]
+    assert entities["Fault"][1]["old"] == {"deviceId": "d1", "id": "f1", "severity": "warn"}
+    assert entities["Status"] == [{"type": "INSERT", "new": {"deviceId": "d1", "load": 3}}]
+
+
+def test_lambda_shape_round_trips_binary_values():
+    """Lambda's event carries binary values as base64 text; the entity layer gets the bytes back."""
+    from datetime import datetime, timezone
+
+    from dynabase.streams.events import wire_record
+
+    image = {
+        "pk": {"S": "k"},
+        "b": {"B": b"\x00\x01"},
+        "m": {"M": {"bs": {"BS": [b"\xff"]}, "l": {"L": [{"B": b"x"}]}}},
+    }
+    created = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    record = {
+        "eventName": "INSERT",
+        "dynamodb": {
+            "ApproximateCreationDateTime": created,
+            "Keys": {"pk": {"S": "k"}},
+            "NewImage": image,
+            "SequenceNumber": "1",
+        },
+    }
+    shaped = lambda_record(record, "arn")
+    assert shaped["dynamodb"]["NewImage"]["b"] == {"B": "AAE="}
+    assert shaped["dynamodb"]["NewImage"]["m"]["M"]["bs"] == {"BS": ["/w=="]}
+    assert shaped["dynamodb"]["ApproximateCreationDateTime"] == created.timestamp()
+    assert wire_record(shaped)["dynamodb"]["NewImage"] == image
+    assert record["dynamodb"]["NewImage"]["b"] == {"B": b"\x00\x01"}  # the client's record is left alone
