@@ -10,6 +10,7 @@ import argparse
 from typing import Any
 
 from ..server.options import add_arguments
+from .ui import add_console_arguments
 
 
 def register(commands: Any) -> None:
@@ -21,6 +22,13 @@ def register(commands: Any) -> None:
         "on start). One log line per request on stderr.",
     )
     add_arguments(p)
+    p.add_argument(
+        "--ui",
+        action="store_true",
+        help="also serve the web console (dynabase ui) on this port under /console/; prints its address "
+        "with a random token",
+    )
+    add_console_arguments(p)
     p.set_defaults(run=run)
 
 

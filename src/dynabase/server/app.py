@@ -196,6 +196,13 @@ def _table_of(request: Any) -> str:
     return "-"
 
 
+def _for_console(method: str, target: str, headers: dict[str, str]) -> bool:
+    """Whether a request is the console's (``--ui``): its paths, and a browser's ``GET /`` (SDKs post to ``/``)."""
+    if target.startswith("/console"):
+        return True
+    return method == "GET" and target == "/" and "text/html" in headers.get("accept", "")
+
+
 def _engine_operations(engine: Any, streams: bool) -> Any:
     """The engine's operations of one service (the engine keeps the Streams API in ``stream_operations``)."""
     return getattr(engine, "stream_operations", {}) if streams else engine.operations
@@ -242,6 +249,8 @@ class DynamoDBApp:
         raw = os.urandom(10).hex()
         self._id_prefix = f"{raw[:8]}-{raw[8:12]}-{raw[12:16]}-{raw[16:20]}-"  # UUID-shaped, as Local's
         self._closed = False
+        #: ``dynabase serve --ui``: a :class:`dynabase.console.ConsoleApp` answering under ``/console/``
+        self.console: Any = None
 
     # -- set-up / tear-down
 
@@ -325,6 +334,9 @@ class DynamoDBApp:
         op = "-"
         table = "-"
         extra = self._cors_headers(headers) if "origin" in headers else None
+        if self.console is not None and _for_console(method, target, headers):
+            reply = self.console.handle(method, target, headers, body)
+            return Response(reply.status, reply.body, rid, reply.content_type, reply.headers)
         try:
             if method == "OPTIONS":
                 return self._preflight(headers, rid)
