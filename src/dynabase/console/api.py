@@ -17,7 +17,15 @@ from ..transfer.codec import InvalidItem, decode_item, encode_item
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 1000
-_NOT_PLAIN = ("B", "BS", "SS", "NS")  # types plain JSON cannot say: such items are edited as DynamoDB JSON
+_NOT_PLAIN = ("B", "BS", "SS", "NS")
+#: what a table's shape (``tableShape``) keeps of its description
+_SHAPE = (
+    "TableName",
+    "KeySchema",
+    "AttributeDefinitions",
+    "GlobalSecondaryIndexes",
+    "LocalSecondaryIndexes",
+)  # types plain JSON cannot say: such items are edited as DynamoDB JSON
 
 
 class ApiError(Exception):
@@ -127,6 +135,7 @@ class ConsoleAPI:
             "info": (False, self.info),
             "listTables": (False, self.list_tables),
             "describeTable": (False, self.describe_table),
+            "tableShape": (False, self.table_shape),
             "createTable": (True, self.create_table),
             "deleteTable": (True, self.delete_table),
             "query": (False, self.query),
@@ -212,6 +221,23 @@ class ConsoleAPI:
             ttl = None
         return {"table": json.loads(json.dumps(table, default=str)), "ttl": ttl}
 
+    def _shape(self, name: str) -> dict[str, Any]:
+        engine = getattr(self.client, "engine", None)
+        if engine is None:
+            return self.client.describe_table(TableName=name)["Table"]
+        from ..errors import DynamoDBError
+
+        try:
+            return engine.catalog.get(name).description
+        except DynamoDBError as error:
+            raise ApiError(error.status, error.code, error.message)
+
+    def table_shape(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The table's keys and indexes, without its counts: what the item views need. An embedded database
+        reads them from its catalog (its DescribeTable counts every item: seconds on a 1M-item table)."""
+        shape = self._shape(_text(request, "table", required=True) or "")
+        return {"table": json.loads(json.dumps({k: shape[k] for k in _SHAPE if k in shape}, default=str))}
+
     def create_table(self, request: dict[str, Any]) -> dict[str, Any]:
         definition = parse_json(request.get("definition"), "definition")
         if not isinstance(definition, dict) or not definition.get("TableName"):
@@ -270,7 +296,7 @@ class ConsoleAPI:
         return {"item": encode_item(item) if item else None}
 
     def _key_names(self, table: str) -> list[str]:
-        schema = self.client.describe_table(TableName=table)["Table"]["KeySchema"]
+        schema = self._shape(table)["KeySchema"]
         return [k["AttributeName"] for k in sorted(schema, key=lambda k: k["KeyType"] != "HASH")]
 
     def put_item(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -61,11 +61,12 @@ def _template_inputs(model: ModelDef, attribute: str | None) -> list[str]:
 class Entities:
     """Entity views of the tables reached by ``client``, described by the schema in ``source``."""
 
-    def __init__(self, client: Any, source: str | Path) -> None:
+    def __init__(self, client: Any, source: str | Path | dict[str, Any]) -> None:
         self.client = client
         self.source = source
         self.schema: Schema = load(source)
-        self.doc = docs.build(self.schema, title=schema_title(self.schema, source))
+        named = source if isinstance(source, (str, Path)) else None
+        self.doc = docs.build(self.schema, title=schema_title(self.schema, named))
         self._tables: dict[str, Table] = {}
 
     def table(self, name: Any) -> Table:

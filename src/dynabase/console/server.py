@@ -19,9 +19,9 @@ MAX_BODY = 16 * 1024 * 1024
 
 
 def build(
-    client: Any, *, target: str, read_only: bool = False, schema: str | Path | None = None
+    client: Any, *, target: str, read_only: bool = False, schema: str | Path | dict | None = None
 ) -> ConsoleApp:
-    """The console for ``client`` (``target`` names it for people); ``schema``: a OneTable schema file."""
+    """The console for ``client`` (``target`` names it for people); ``schema``: a OneTable schema or its file."""
     entities = None
     if schema is not None:
         from .entities import Entities
@@ -45,6 +45,7 @@ def attach(server: Any, *, schema: str | Path | None = None) -> ConsoleApp:
 class _Handler(BaseHTTPRequestHandler):
     server_version = "dynabase-console"
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # head and body are two writes: without this, 40 ms delayed-ACK stalls
 
     def _dispatch(self) -> None:
         app: ConsoleApp = self.server.console  # type: ignore[attr-defined]
