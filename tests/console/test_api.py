@@ -256,3 +256,11 @@ def test_table_shape_has_the_keys_and_indexes(api: Any, make_table: Any) -> None
     assert "ItemCount" not in shape
     error = failure(api, "tableShape", {"table": "no_such_table_here"})
     assert (error.status, error.type) == (400, "ResourceNotFoundException")
+
+
+def test_delete_an_item(api: Any, paged: str) -> None:
+    key = {"pk": {"S": "p"}, "sk": {"S": "05"}}
+    assert api.call("deleteItem", {"table": paged, "key": key}) == {"deleted": True}
+    assert api.call("getItem", {"table": paged, "key": key}) == {"item": None}
+    error = failure(api, "deleteItem", {"table": paged, "key": {"pk": {"S": "p"}}})
+    assert (error.status, error.type) == (400, "ValidationException")

@@ -76,6 +76,10 @@ def run(args: argparse.Namespace) -> int:
     read_only = endpoint_read_only(args.endpoint_url, args.allow_writes)
     try:
         app = build(client, target=target, read_only=read_only, schema=args.schema)
+    except Exception as error:  # the schema does not load or is invalid
+        print(f"dynabase ui: error: schema {args.schema}: {error}", file=sys.stderr)
+        return 1
+    try:
         server = ConsoleServer(app, args.host, args.port, verbose=args.verbose)
     except OSError as error:
         print(
@@ -83,13 +87,12 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    except Exception as error:  # the schema does not load or is invalid
-        print(f"dynabase ui: error: {error}", file=sys.stderr)
-        return 1
     signal.signal(signal.SIGTERM, _interrupt)
-    mode = " (read-only)" if read_only else ""
-    print(f"dynabase console for {target}{mode}: open {server.url}", flush=True)
-    try:
+    try:  # the address is printed inside: a SIGTERM right after it still ends the console cleanly
+        print(
+            f"dynabase console for {target}{' (read-only)' if read_only else ''}: open {server.url}",
+            flush=True,
+        )
         server.serve_forever()
     except KeyboardInterrupt:
         pass
