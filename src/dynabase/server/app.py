@@ -26,6 +26,9 @@ member of the wrong JSON      coerces, or 500                  400 Serialization
 type                                                           (the deserialiser's messages)     (same messages)
 body over 16 MiB              413 ``{"Message":""}``           413                               413 + error body
 ============================  ===============================  ================================  ================
+
+With ``dynabase serve --ui``, paths under ``/console`` and a browser's ``GET /`` (``Accept: text/html``) go to
+the web console (:mod:`dynabase.console`) instead; a health check's ``GET /`` keeps the answer above.
 """
 
 from __future__ import annotations
