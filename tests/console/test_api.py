@@ -264,3 +264,16 @@ def test_delete_an_item(api: Any, paged: str) -> None:
     assert api.call("getItem", {"table": paged, "key": key}) == {"item": None}
     error = failure(api, "deleteItem", {"table": paged, "key": {"pk": {"S": "p"}}})
     assert (error.status, error.type) == (400, "ValidationException")
+
+
+def test_malformed_cursors_are_refused_on_their_field(api: Any, paged: str) -> None:
+    error = failure(api, "entityPage", {"table": paged, "startKey": {"pk": {"S": 1}}})
+    assert error.status == 400 and "pk" in error.fields["startKey"]
+    error = failure(
+        api,
+        "entityFind",
+        {"table": paged, "model": "Fault", "properties": {"deviceId": "d"}, "next": {"pk": "x"}},
+    )
+    assert error.status == 400 and "next" in error.fields
+    error = failure(api, "scan", {"table": paged, "startKey": {"pk": {"B": "***"}}})
+    assert error.status == 400 and "base64" in error.fields["startKey"]

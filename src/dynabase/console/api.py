@@ -120,6 +120,19 @@ def page(response: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def client_error(error: Any, field: str | None = None, message: str | None = None) -> ApiError:
+    """A botocore ``ClientError`` as the console's error (``message`` in place of DynamoDB's, on ``field``)."""
+    details = error.response.get("Error", {})
+    status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 400
+    text = message or str(details.get("Message") or error)
+    return ApiError(
+        status if 400 <= status < 500 else 502,
+        str(details.get("Code") or "ClientError"),
+        text,
+        {field: text} if field else None,
+    )
+
+
 class ConsoleAPI:
     """The operations (``call(name, request)``) on ``client``; writes refused when ``read_only``.
 
@@ -174,13 +187,7 @@ class ConsoleAPI:
         try:
             return operation(request)
         except ClientError as error:
-            details = error.response.get("Error", {})
-            status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 400
-            raise ApiError(
-                status if 400 <= status < 500 else 502,
-                str(details.get("Code") or "ClientError"),
-                str(details.get("Message") or error),
-            )
+            raise client_error(error)
         except ParamValidationError as error:
             raise ApiError(400, "ParamValidationError", str(error))
         except NoCredentialsError:
@@ -336,16 +343,14 @@ class ConsoleAPI:
         try:
             self.client.put_item(**params)
         except ClientError as error:
-            details = error.response.get("Error", {})
-            code = str(details.get("Code") or "ClientError")
-            message = str(details.get("Message") or error)
-            if code == "ConditionalCheckFailedException":
+            message = None
+            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
                 message = (
                     "An item with this key already exists"
                     if mode == "create"
                     else "The item no longer exists (deleted meanwhile?)"
                 )
-            raise ApiError(400, code, message, {"item": message})
+            raise client_error(error, "item", message)
         return {"item": encode_item(item)}
 
     def delete_item(self, request: dict[str, Any]) -> dict[str, Any]:

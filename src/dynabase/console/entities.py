@@ -20,8 +20,8 @@ from ..model.errors import OneTableError, UniqueError, ValidationError
 from ..schema import ModelDef, Schema
 from ..tools import docs
 from ..tools.common import entity_indexes, load, schema_title
-from ..transfer.codec import decode_item, encode_item
-from .api import ApiError, ConsoleAPI, bad, limit_of, page, parse_json
+from ..transfer.codec import encode_item
+from .api import ApiError, ConsoleAPI, bad, limit_of, page, parse_json, to_attribute_values
 
 _JSON_TYPES = ("object", "array", "set")
 
@@ -135,10 +135,11 @@ class Entities:
         table = self.table(request.get("table"))
         params: dict[str, Any] = {"TableName": table.name, "Limit": limit_of(request)}
         if request.get("startKey"):
-            params["ExclusiveStartKey"] = decode_item(request["startKey"])
-        result = page(self.client.scan(**params))
-        raw = [decode_item(item) for item in result.pop("items")]
-        grouped = table.group_by_type([table.decoder.decode_item(item) for item in raw])
+            params["ExclusiveStartKey"] = to_attribute_values(request["startKey"], "ddb", "startKey")
+        response = self.client.scan(**params)
+        result = page(response)
+        del result["items"]  # shown as groups of decoded items
+        grouped = table.group_by_type([table.decoder.decode_item(item) for item in response.get("Items", [])])
         keys = {entity.name: entity.keys for entity in self.doc.entities}
         result["groups"] = [
             {
@@ -165,7 +166,9 @@ class Entities:
         if request.get("index") and request["index"] != "primary":
             params["index"] = request["index"]
         if request.get("next"):
-            params["next"] = model.table.decoder.decode_item(decode_item(request["next"]))
+            params["next"] = model.table.decoder.decode_item(
+                to_attribute_values(request["next"], "ddb", "next")
+            )
         try:
             found = model.find({k: v for k, v in properties.items() if v not in ("", None)}, **params)
         except ValidationError as error:
