@@ -70,3 +70,10 @@ def test_ui_with_a_bad_schema_says_so(tmp_path: Any) -> None:
     )
     assert result.returncode == 1 and not result.stdout
     assert result.stderr.startswith(f"dynabase ui: error: schema {schema}: "), result.stderr
+
+
+def test_serve_schema_without_ui_is_a_usage_error(capsys: Any) -> None:
+    from dynabase.cli.main import main
+
+    assert main(["serve", "--db", ":memory:", "--port", "0", "--schema", "s.json"]) == 2
+    assert "--schema is for the web console: add --ui" in capsys.readouterr().err

@@ -7,6 +7,7 @@ are only checked when credentials are given. Imports stay lazy: the server must 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ..server.options import add_arguments
@@ -35,4 +36,7 @@ def register(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..server.runner import serve
 
+    if args.schema and not args.ui:
+        print("dynabase serve: --schema is for the web console: add --ui", file=sys.stderr)
+        return 2
     return serve(args)
