@@ -7,9 +7,11 @@ are only checked when credentials are given. Imports stay lazy: the server must 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ..server.options import add_arguments
+from .ui import add_console_arguments
 
 
 def register(commands: Any) -> None:
@@ -21,10 +23,20 @@ def register(commands: Any) -> None:
         "on start). One log line per request on stderr.",
     )
     add_arguments(p)
+    p.add_argument(
+        "--ui",
+        action="store_true",
+        help="also serve the web console (dynabase ui) on this port under /console/; prints its address "
+        "with a random token",
+    )
+    add_console_arguments(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..server.runner import serve
 
+    if args.schema and not args.ui:
+        print("dynabase serve: --schema is for the web console: add --ui", file=sys.stderr)
+        return 2
     return serve(args)

@@ -26,6 +26,9 @@ member of the wrong JSON      coerces, or 500                  400 Serialization
 type                                                           (the deserialiser's messages)     (same messages)
 body over 16 MiB              413 ``{"Message":""}``           413                               413 + error body
 ============================  ===============================  ================================  ================
+
+With ``dynabase serve --ui``, paths under ``/console`` and a browser's ``GET /`` (``Accept: text/html``) go to
+the web console (:mod:`dynabase.console`) instead; a health check's ``GET /`` keeps the answer above.
 """
 
 from __future__ import annotations
@@ -201,6 +204,13 @@ def _table_of(request: Any) -> str:
     return "-"
 
 
+def _for_console(method: str, target: str, headers: dict[str, str]) -> bool:
+    """Whether a request is the console's (``--ui``): its paths, and a browser's ``GET /`` (SDKs post to ``/``)."""
+    if target.startswith("/console"):
+        return True
+    return method == "GET" and target == "/" and "text/html" in headers.get("accept", "")
+
+
 def _engine_operations(engine: Any, streams: bool) -> Any:
     """The engine's operations of one service (the engine keeps the Streams API in ``stream_operations``)."""
     return getattr(engine, "stream_operations", {}) if streams else engine.operations
@@ -247,6 +257,8 @@ class DynamoDBApp:
         raw = os.urandom(10).hex()
         self._id_prefix = f"{raw[:8]}-{raw[8:12]}-{raw[12:16]}-{raw[16:20]}-"  # UUID-shaped, as Local's
         self._closed = False
+        #: ``dynabase serve --ui``: a :class:`dynabase.console.ConsoleApp` answering under ``/console/``
+        self.console: Any = None
 
     # -- set-up / tear-down
 
@@ -330,6 +342,9 @@ class DynamoDBApp:
         op = "-"
         table = "-"
         extra = self._cors_headers(headers) if "origin" in headers else None
+        if self.console is not None and _for_console(method, target, headers):
+            reply = self.console.handle(method, target, headers, body)
+            return Response(reply.status, reply.body, rid, reply.content_type, reply.headers)
         try:
             if method == "OPTIONS":
                 return self._preflight(headers, rid)

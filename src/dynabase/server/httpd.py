@@ -32,8 +32,12 @@ MAX_HEADER_BYTES = 64 * 1024
 _RECV = 256 * 1024
 _REASONS = {
     200: "OK",
+    303: "See Other",
     400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
     404: "Not Found",
+    405: "Method Not Allowed",
     408: "Request Timeout",
     411: "Length Required",
     413: "Payload Too Large",

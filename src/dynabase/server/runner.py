@@ -228,6 +228,17 @@ def serve(options: Any) -> int:
         print(f"dynabase serve: cannot open the database {options.db!r}: {error}", file=err)
         return 1
 
+    console = None
+    if getattr(options, "ui", False):  # the web console on this port (dynabase.console)
+        from ..console.server import attach
+
+        try:
+            console = attach(server, schema=getattr(options, "schema", None))
+        except Exception as error:  # --per-key-db, or a schema that does not load
+            server.stop(0)
+            print(f"dynabase serve: --ui: {error}", file=err)
+            return 1
+
     signals_seen: list[int] = []
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -239,6 +250,8 @@ def serve(options: Any) -> int:
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     where = options.db if server.shared_db else f"{options.db}, one database per access key and region"
     print(f"dynabase serving on {server.url} (db: {where})", flush=True)
+    if console is not None:
+        print(f"dynabase console: open {console.url(server.url)}", flush=True)
     if level >= 1:
         auth = (
             f"SigV4 verified ({len(secrets)} access key{'s' if len(secrets) != 1 else ''})"

@@ -1,0 +1,97 @@
+"""Who may drive the console: a random token (in the printed URL, then an HttpOnly SameSite=Strict cookie),
+a custom header and a same-origin check on every state-changing request, and a Host check.
+
+Why each: the token stops other local users and web pages (they cannot read it); the custom header cannot be
+sent cross-origin without a CORS preflight, which the console never answers; ``Origin`` (and
+``Sec-Fetch-Site``) refuse cross-site posts outright; the Host check refuses DNS rebinding (a hostile name
+pointed at 127.0.0.1: only IP literals, ``localhost`` and the bound host name are accepted).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import secrets
+from http.cookies import SimpleCookie
+
+#: the header every state-changing request must carry (any cross-origin sender would need a preflight)
+CSRF_HEADER = "x-dynabase-console"
+_SAFE_SITES = ("same-origin", "none")
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def _split_host(value: str) -> tuple[str, str]:
+    """``host[:port]`` (with ``[v6]`` literals) -> (host, port)."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        host, _, rest = value[1:].partition("]")
+        return host, rest[1:] if rest.startswith(":") else ""
+    host, _, port = value.partition(":")
+    return host, port
+
+
+def is_ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` (a name or an IP literal) means this machine."""
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class Guard:
+    """The checks for one console: its token, cookie name and the host names it answers to."""
+
+    def __init__(self, token: str | None = None, bound_host: str = "127.0.0.1", port: int = 0) -> None:
+        self.token = token or new_token()
+        self.bound_host = bound_host.strip("[]").lower()
+        self.port = port
+
+    @property
+    def cookie_name(self) -> str:
+        # cookies are shared by every port of a host: one name per console, so two consoles do not collide
+        return f"dynabase_console_{self.port}"
+
+    def host_allowed(self, host_header: str) -> bool:
+        host, port = _split_host(host_header)
+        if not host or (port and port != str(self.port)):
+            return False
+        return host in ("localhost", self.bound_host) or is_ip_literal(host)
+
+    def token_ok(self, candidate: str | None) -> bool:
+        return bool(candidate) and hmac.compare_digest(candidate.encode(), self.token.encode())
+
+    def cookie_token(self, cookie_header: str) -> str | None:
+        try:
+            morsel = SimpleCookie(cookie_header).get(self.cookie_name)
+        except Exception:  # a malformed Cookie header: no token
+            return None
+        return morsel.value if morsel is not None else None
+
+    def set_cookie(self, path: str) -> str:
+        return f"{self.cookie_name}={self.token}; Path={path}; HttpOnly; SameSite=Strict"
+
+    def cross_site(self, headers: dict[str, str]) -> str | None:
+        """Why a state-changing request is refused (``None``: it is same-origin and carries the header)."""
+        if headers.get(CSRF_HEADER) != "1":
+            return f"the {CSRF_HEADER} header is missing"
+        site = headers.get("sec-fetch-site")
+        if site is not None and site not in _SAFE_SITES:
+            return f"a {site} request"
+        origin = headers.get("origin")
+        if origin is not None and origin.lower() != f"http://{headers.get('host', '')}".lower():
+            return f"Origin {origin} is not this console"
+        return None
