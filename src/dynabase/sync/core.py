@@ -42,6 +42,7 @@ _STATE_NEWEST = "newestSeq"
 _CHECKPOINT = "checkpoint:"
 _PULLED_AT = "pulledAt:"
 _CONDITION = "attribute_not_exists(#v) OR #v < :v"
+PULL_PAGE = 1000  # items per pulled page at least (each page is applied in one device transaction)
 
 
 @dataclass
@@ -436,7 +437,7 @@ class Sync:
             "KeyConditionExpression": "#s = :s",
             "ExpressionAttributeNames": {"#s": SCOPE_ATTR},
             "ExpressionAttributeValues": {":s": {"S": scope}},
-            "Limit": self.batch_size,
+            "Limit": max(self.batch_size, PULL_PAGE),
         }
         if checkpoint and not full:
             request["KeyConditionExpression"] += " AND #q > :q"
