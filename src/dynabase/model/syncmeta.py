@@ -29,6 +29,7 @@ from ..clock import (
 )
 from ..schema.template import Template
 from .errors import OneTableArgError
+from .spec import _get
 
 if TYPE_CHECKING:
     from .table import Table
@@ -37,14 +38,6 @@ SYNC_INDEX = "syncIndex"
 #: how long a tombstone written by the cloud-side entity layer lives (``Table(..., sync_tombstone_ttl=)``)
 TOMBSTONE_TTL = 30 * 86400
 DIRECTIONS = ("up", "down", "both")
-
-
-def _get(entry: Any, name: str) -> Any:
-    if entry is None:
-        return None
-    if isinstance(entry, Mapping):
-        return entry.get(name)
-    return getattr(entry, name, None)
 
 
 @dataclass(frozen=True)
