@@ -35,8 +35,6 @@ if TYPE_CHECKING:
     from .table import Table
 
 SYNC_INDEX = "syncIndex"
-#: how long a tombstone written by the cloud-side entity layer lives (``Table(..., sync_tombstone_ttl=)``)
-TOMBSTONE_TTL = 30 * 86400
 DIRECTIONS = ("up", "down", "both")
 
 
@@ -71,7 +69,7 @@ class SyncPlan:
                 scope = _get(entry, "scope")
                 self.models[name] = ModelSync(name, direction, Template(scope) if scope else None)
         self.ttl_attribute = self._ttl_attribute()
-        self.tombstone_ttl = float(getattr(table, "sync_tombstone_ttl", TOMBSTONE_TTL))
+        self.tombstone_ttl = float(table.sync_tombstone_ttl)
 
     def _ttl_attribute(self) -> str:
         """The attribute tombstones expire by: the schema's own TTL field (a table has one), else ``_syncTtl``."""
