@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..engine import Engine
@@ -9,7 +10,11 @@ from .embedded import EmbeddedClient
 
 
 def connect(
-    path: str = ":memory:", *, region: str = "us-east-1", ttl_sweep_seconds: float | None = 60.0
+    path: str = ":memory:",
+    *,
+    region: str = "us-east-1",
+    ttl_sweep_seconds: float | None = 60.0,
+    clock: Callable[[], float] | None = None,
 ) -> EmbeddedClient:
     """Open (or create) an embedded DynamoDB database: a file path, or ":memory:".
 
@@ -18,8 +23,10 @@ def connect(
     background sweeper every ``ttl_sweep_seconds`` (None: only when ``client.engine.sweep_expired()`` is called).
     A path that cannot be opened (no such directory, no permission, not a database) raises
     :class:`dynabase.errors.StorageError`, whose message names the path and the reason.
+    ``clock`` (epoch seconds) stamps changes captured for sync (default: the wall clock, shifted by
+    ``DYNABASE_CLOCK_SKEW``).
     """
-    return EmbeddedClient(Engine(path, region=region, ttl_sweep_seconds=ttl_sweep_seconds))
+    return EmbeddedClient(Engine(path, region=region, ttl_sweep_seconds=ttl_sweep_seconds, clock=clock))
 
 
 def aws(*, endpoint_url: str | None = None, region: str | None = None, **kwargs: Any) -> Any:
