@@ -1,0 +1,595 @@
+"""The convergence harness: devices and a cloud, random writes and syncs through faulty links, and a checker.
+
+A :class:`World` is one schedule's replicas: a cloud table on an endpoint (``dynabase serve`` or DynamoDB Local)
+written by a cloud app (the entity layer over a direct client), and devices, each with its own device database
+file, a clock skew, and a :class:`~dynabase.testing.FaultProxy` between it and the endpoint. :func:`run_schedule`
+drives a seeded random schedule over it; :class:`History` records every acknowledged write with its true time
+(``time.time()`` before the call and after the answer) and what its writer knew, and computes independently what
+every replica must hold once the links heal and everyone has synced; :func:`check` compares item for item.
+
+Expected state, per model role (see ``SCHEMA``):
+
+* ``Up`` (``sync: up``, written by devices): the cloud holds a last-writer-wins winner of all device writes; each
+  device holds its own last write.
+* ``Down`` (``sync: down``, scope ``${deviceId}``, written by the cloud): the cloud holds its last write; a device
+  holds exactly the cloud's item when the item's ``deviceId`` is its own, nothing otherwise.
+* ``Both`` (written everywhere): every replica holds the same item, a last-writer-wins winner of all writes.
+* ``Local`` (``sync: none``): each replica holds its own last write. ``Status`` (cloud only) and ``Diag``
+  (device only) never leave their side.
+
+Last writer wins by *true* time within the documented clock tolerance: a write is a possible winner unless a
+later write of the same replica, a write that began more than the tolerance after it ended, or a write made by a
+device that had already received it (causality) supersedes it. Deletes are tombstones: a deleted key holds
+nothing unless a write that may win re-creates it. Sync metadata attributes are ignored; everything else is
+compared exactly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import boto3
+from botocore.config import Config
+
+import dynabase
+from dynabase.model import Table
+from dynabase.schema import load_schema
+from dynabase.testing import FaultProxy
+
+REGION = "us-east-1"
+CREDENTIALS = {"aws_access_key_id": "chaos", "aws_secret_access_key": "chaos"}
+CLOUD = "cloud"
+TYPE = "_type"
+
+SCHEMA: dict[str, Any] = {
+    "format": "onetable:1.1.0",
+    "version": "0.0.1",
+    "indexes": {"primary": {"hash": "pk", "sort": "sk"}},
+    "models": {
+        name: {
+            "pk": {"type": "string", "value": f"{name.lower()}#${{id}}"},
+            "sk": {"type": "string", "value": f"{name.lower()}#" + ("${deviceId}" if name == "Down" else "")},
+            "id": {"type": "string", "required": True},
+            **({"deviceId": {"type": "string", "required": True}} if name == "Down" else {}),
+            "n": {"type": "number"},
+            "note": {"type": "string"},
+            "flag": {"type": "boolean"},
+        }
+        for name in ("Up", "Down", "Both", "Local", "Status", "Diag")
+    },
+    "params": {"isoDates": True, "timestamps": True},
+    "process": {
+        "Up": {"sync": "up"},
+        "Down": {"sync": "down", "scope": "${deviceId}"},
+        "Both": {"sync": "both"},
+        "Local": {"sync": "none"},
+        "Status": {"enable": "cloud"},
+        "Diag": {"enable": "device"},
+    },
+}
+DEVICE_WRITES = ("Up", "Both", "Local", "Diag")
+CLOUD_WRITES = ("Down", "Both", "Local", "Status")
+RAW_WRITES = ("Up", "Both")  # device writes also made through the raw client, to prove capture
+IDS = ("a", "b", "c")  # a small key space per model: writers collide
+OTHER_DEVICE = "dev-elsewhere"  # Down items scoped to a device that is not in the schedule
+
+Key = tuple[str, str]
+Item = dict[str, Any]
+
+
+def sync_metadata() -> tuple[str, ...]:
+    """The sync metadata attribute names the checker ignores, and the tombstone marker, as the library names them."""
+    from dynabase.clock import SYNC_ATTRS
+
+    return tuple(SYNC_ATTRS)
+
+
+def tombstone_attr() -> str:
+    from dynabase.clock import DELETED_ATTR
+
+    return DELETED_ATTR
+
+
+def clock_tolerance() -> float:
+    """Seconds within which two writes to one key may win either way (the sync library's documented figure)."""
+    from dynabase.sync import CLOCK_TOLERANCE
+
+    return float(CLOCK_TOLERANCE)
+
+
+# -- the history of acknowledged writes ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Write:
+    """One acknowledged write: who, what, when (true time bounds) and what the writer had seen."""
+
+    id: int
+    replica: str
+    model: str
+    key: Key
+    item: (
+        Item | None
+    )  # the item as stored by the writer right after the write (metadata stripped); None: deleted
+    t0: float
+    t1: float
+    known: frozenset[int] = frozenset()
+
+    def describe(self) -> str:
+        state = (
+            "delete"
+            if self.item is None
+            else f"n={_plain(self.item.get('n'))} note={_plain(self.item.get('note'))}"
+        )
+        return f"w{self.id} {self.replica} {self.model} {self.key[0]} {state} @{self.t0:.3f}-{self.t1:.3f}"
+
+
+def _plain(value: Any) -> Any:
+    return None if value is None else next(iter(value.values()))
+
+
+@dataclass
+class History:
+    """Acknowledged writes, and lower bounds of what reached the cloud and what each device has received."""
+
+    devices: list[str]
+    tolerance: float
+    writes: list[Write] = field(default_factory=list)
+    in_cloud: set[int] = field(default_factory=set)
+    received: dict[str, set[int]] = field(default_factory=dict)
+    _ids: Iterable[int] = field(default_factory=itertools.count)
+
+    def __post_init__(self) -> None:
+        for device in self.devices:
+            self.received.setdefault(device, set())
+
+    def record(self, replica: str, model: str, key: Key, item: Item | None, t0: float, t1: float) -> Write:
+        known = frozenset() if replica == CLOUD else frozenset(self.received[replica])
+        write = Write(next(self._ids), replica, model, key, item, t0, t1, known)  # type: ignore[call-overload]
+        self.writes.append(write)
+        if replica == CLOUD:
+            self.in_cloud.add(write.id)
+        else:
+            self.received[replica].add(write.id)
+        return write
+
+    def snapshot(self, device: str) -> tuple[set[int], set[int]]:
+        """Taken when a sync of ``device`` starts: its own writes so far, and what the cloud held."""
+        own = {w.id for w in self.writes if w.replica == device}
+        return own, set(self.in_cloud)
+
+    def synced(self, device: str, snapshot: tuple[set[int], set[int]]) -> None:
+        """A sync of ``device`` that started at ``snapshot`` finished: its pending writes reached the cloud and
+        everything the cloud held then (for the models it pulls) reached it."""
+        own, cloud = snapshot
+        pushed = {w.id for w in self.writes if w.id in own and w.model in ("Up", "Both")}
+        self.in_cloud |= pushed
+        pulled = {w.id for w in self.writes if w.id in cloud and self._reaches(w, device)}
+        self.received[device] |= pulled
+
+    @staticmethod
+    def _reaches(write: Write, device: str) -> bool:
+        if write.model == "Both":
+            return True
+        return write.model == "Down" and write.key[1] == f"down#{device}"
+
+    # -- what each replica must hold ------------------------------------------------------------------------
+
+    def winners(self, writes: list[Write]) -> list[Write]:
+        """The writes that may be the last writer: those no other write supersedes."""
+
+        def superseded(w: Write) -> bool:
+            return any(
+                (o.replica == w.replica and o.id > w.id) or o.t0 > w.t1 + self.tolerance or w.id in o.known
+                for o in writes
+                if o is not w
+            )
+
+        return [w for w in writes if not superseded(w)]
+
+    def last_of(self, replica: str, model: str, key: Key) -> list[Write]:
+        own = [w for w in self.writes if w.replica == replica and w.model == model and w.key == key]
+        return own[-1:]
+
+    def keys(self, model: str) -> set[Key]:
+        return {w.key for w in self.writes if w.model == model}
+
+
+# -- the world: a cloud, devices, links ------------------------------------------------------------------------
+
+
+def boto_client(url: str, *, timeout: float = 2.0, attempts: int = 3) -> Any:
+    return boto3.client(
+        "dynamodb",
+        endpoint_url=url,
+        region_name=REGION,
+        config=Config(
+            retries={"max_attempts": attempts, "mode": "standard"},
+            connect_timeout=timeout,
+            read_timeout=timeout,
+            max_pool_connections=4,
+        ),
+        **CREDENTIALS,
+    )
+
+
+@dataclass
+class Device:
+    name: str
+    skew: float
+    path: Path
+    proxy: FaultProxy
+    client: Any  # the embedded client of the device database (its engine clock is skewed)
+    table: Table  # side="device"
+    cloud: Table  # side="cloud", over a boto3 client through the proxy
+    sync: Any  # dynabase.sync.Sync
+
+
+class World:
+    """One schedule's replicas. ``proxies`` (one per device) and the cloud endpoint outlive it."""
+
+    def __init__(
+        self,
+        endpoint: str,
+        proxies: list[FaultProxy],
+        directory: Path,
+        table_name: str,
+        skews: list[float],
+        cloud_client: Any,
+    ) -> None:
+        from dynabase.sync import Sync
+
+        self.endpoint = endpoint
+        self.directory = directory
+        self.table_name = table_name
+        self.schema = load_schema(SCHEMA)
+        self.cloud = Table(table_name, cloud_client, self.schema, side=CLOUD)
+        self.cloud.create_table()
+        self.devices: list[Device] = []
+        for index, (proxy, skew) in enumerate(zip(proxies, skews, strict=True)):
+            name = f"dev-{index}"
+            path = directory / f"{table_name}-{name}.db"
+            client = dynabase.connect(str(path), clock=_skewed_clock(skew), ttl_sweep_seconds=None)
+            table = Table(table_name, client, self.schema, side="device")
+            table.create_table()
+            remote = Table(table_name, _link_client(proxy), self.schema, side=CLOUD)
+            sync = Sync(table, remote, device_id=name, batch_size=25)
+            self.devices.append(Device(name, skew, path, proxy, client, table, remote, sync))
+        self.history = History([d.name for d in self.devices], clock_tolerance())
+
+    def close(self) -> None:
+        for device in self.devices:
+            with contextlib.suppress(Exception):
+                device.client.close()
+        with contextlib.suppress(Exception):
+            self.cloud.delete_table(confirmation="DeleteTableForever")
+
+    def device(self, name: str) -> Device:
+        return next(d for d in self.devices if d.name == name)
+
+    # -- writes ---------------------------------------------------------------------------------------------
+
+    def replica_client(self, replica: str) -> Any:
+        return self.cloud.client if replica == CLOUD else self.device(replica).client
+
+    def read(self, replica: str, key: Key) -> Item | None:
+        client = self.replica_client(replica)
+        item = client.get_item(TableName=self.table_name, Key=dynamo_key(key), ConsistentRead=True).get(
+            "Item"
+        )
+        return visible(item)
+
+    def entity_write(self, replica: str, model: str, op: str, props: dict[str, Any]) -> Write:
+        table = self.cloud if replica == CLOUD else self.device(replica).table
+        entity = table.model(model)
+        key = key_of(model, props)
+        t0 = time.time()
+        if op == "create":
+            entity.create(props)
+        elif op == "update":
+            entity.update(props)
+        else:
+            entity.remove(props)
+        t1 = time.time()
+        return self.history.record(replica, model, key, self.read(replica, key), t0, t1)
+
+    def raw_write(self, device: str, model: str, op: str, props: dict[str, Any]) -> Write:
+        """A device write through the raw client (no entity layer): capture must still see it."""
+        client, key = self.device(device).client, key_of(model, props)
+        now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+        t0 = time.time()
+        if op == "create":
+            item = {**dynamo_key(key), TYPE: {"S": model}, "id": {"S": props["id"]}, "created": {"S": now}}
+            item.update({"updated": {"S": now}, **_attributes(props)})
+            client.put_item(TableName=self.table_name, Item=item)
+        elif op == "update":
+            attributes = {"updated": {"S": now}, **_attributes(props)}
+            client.update_item(
+                TableName=self.table_name,
+                Key=dynamo_key(key),
+                UpdateExpression="SET " + ", ".join(f"#{k} = :{k}" for k in attributes),
+                ExpressionAttributeNames={f"#{k}": k for k in attributes},
+                ExpressionAttributeValues={f":{k}": v for k, v in attributes.items()},
+            )
+        else:
+            client.delete_item(TableName=self.table_name, Key=dynamo_key(key))
+        t1 = time.time()
+        return self.history.record(device, model, key, self.read(device, key), t0, t1)
+
+    # -- syncs ----------------------------------------------------------------------------------------------
+
+    def sync_in_process(self, name: str, how: str = "once") -> Any:
+        """One in-process sync of a device; the history learns what it guarantees only when it finishes."""
+        device = self.device(name)
+        snapshot = self.history.snapshot(name)
+        if how == "async":
+            result = asyncio.run(device.sync.async_sync_once())
+        elif how == "push+pull":
+            device.sync.push()
+            result = device.sync.pull()
+        else:
+            result = device.sync.sync_once()
+        self.history.synced(name, snapshot)
+        return result
+
+    def sync_subprocess(self, name: str, kill_after: float | None, schema_file: Path) -> int | None:
+        """``dynabase sync --once`` for a device, through its proxy, with its clock skew; SIGKILLed after
+        ``kill_after`` seconds unless it ended first. Its exit code, or None when it was killed."""
+        device = self.device(name)
+        snapshot = self.history.snapshot(name)
+        process = subprocess.Popen(
+            sync_command(schema_file, device.path, self.table_name, device.proxy.url, name),
+            env=sync_env(device.skew),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            process.wait(timeout=kill_after if kill_after is not None else 60)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGKILL)  # by PID: the process this call started
+            process.wait()
+            return None
+        finally:
+            if process.stderr is not None:
+                self.last_stderr = process.stderr.read().decode(errors="replace")
+                process.stderr.close()
+        if process.returncode == 0:
+            self.history.synced(name, snapshot)
+        return process.returncode
+
+    def heal_and_sync(self, rounds: int = 3) -> None:
+        """Heal every link, then sync every device ``rounds`` times over (push all, pull all, confirm)."""
+        for device in self.devices:
+            device.proxy.heal()
+        results = []
+        for _ in range(rounds):
+            results = [self.sync_in_process(d.name) for d in self.devices]
+        unsettled = [d.name for d, r in zip(self.devices, results, strict=True) if not r.in_step]
+        if unsettled:
+            raise AssertionError(f"not in step after {rounds} healed rounds: {unsettled} ({results})")
+
+
+def _skewed_clock(skew: float) -> Callable[[], float]:
+    return lambda: time.time() + skew
+
+
+def _link_client(proxy: FaultProxy) -> Any:
+    return boto_client(proxy.url, timeout=1.0, attempts=3)
+
+
+def _attributes(props: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if "n" in props:
+        out["n"] = {"N": str(props["n"])}
+    if "note" in props:
+        out["note"] = {"S": props["note"]}
+    if "flag" in props:
+        out["flag"] = {"BOOL": props["flag"]}
+    return out
+
+
+def key_of(model: str, props: dict[str, Any]) -> Key:
+    lower = model.lower()
+    return f"{lower}#{props['id']}", f"{lower}#" + (props["deviceId"] if model == "Down" else "")
+
+
+def dynamo_key(key: Key) -> dict[str, Any]:
+    return {"pk": {"S": key[0]}, "sk": {"S": key[1]}}
+
+
+def visible(item: Item | None) -> Item | None:
+    """An item as the checker compares it: sync metadata stripped; a tombstone is no item."""
+    if item is None or tombstone_attr() in item:
+        return None
+    hidden = set(sync_metadata())
+    return {name: value for name, value in item.items() if name not in hidden}
+
+
+def sync_command(schema_file: Path, db: Path, table: str, url: str, device_id: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "dynabase",
+        "sync",
+        str(schema_file),
+        "--db",
+        str(db),
+        "--table",
+        table,
+        "--endpoint-url",
+        url,
+        "--region",
+        REGION,
+        "--device-id",
+        device_id,
+        "--once",
+    ]
+
+
+def sync_env(skew: float) -> dict[str, str]:
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env = {**os.environ, "AWS_ACCESS_KEY_ID": "chaos", "AWS_SECRET_ACCESS_KEY": "chaos"}
+    env["PYTHONPATH"] = os.pathsep.join([src, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env["DYNABASE_CLOCK_SKEW"] = repr(skew)
+    return env
+
+
+def write_schema(directory: Path) -> Path:
+    path = directory / "chaos-schema.json"
+    if not path.exists():
+        path.write_text(json.dumps(SCHEMA))
+    return path
+
+
+# -- a random schedule -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    """The knobs of one schedule (drawn from its seed)."""
+
+    steps: int = 14
+    fault_rate: float = 0.3
+    subprocess_syncs: int = 0  # how many syncs run as a ``dynabase sync --once`` killed at a random moment
+    skews: tuple[float, ...] = (0.0, 600.0, -600.0)
+
+
+def run_schedule(world: World, rng: random.Random, plan: Plan, schema_file: Path, log: list[str]) -> None:
+    """Random writes on every side and syncs through faulty links; then heal and sync."""
+    from dynabase.sync import SyncError
+
+    faults = ("drop", "delay", "reset", "close_after_request")
+    for device in world.devices:
+        share = plan.fault_rate * rng.random()
+        weights = [rng.random() for _ in faults]
+        device.proxy.set_rates({k: share * w / sum(weights) for k, w in zip(faults, weights, strict=True)})
+        device.proxy.rng.seed(rng.random())
+    kills = set(rng.sample(range(plan.steps), min(plan.subprocess_syncs, plan.steps)))
+    for step in range(plan.steps):
+        roll = rng.random()
+        name = rng.choice(world.devices).name
+        if step in kills:
+            kill_after = rng.uniform(0.05, 1.5)
+            code = world.sync_subprocess(name, kill_after, schema_file)
+            log.append(f"subprocess sync {name} kill_after={kill_after:.2f}s -> {code}")
+            if code not in (None, 0, 1):
+                raise AssertionError(f"dynabase sync --once exited {code}: {world.last_stderr}")
+        elif roll < 0.3:
+            how = rng.choice(("once", "once", "async", "push+pull"))
+            try:
+                result = world.sync_in_process(name, how)
+                log.append(f"sync {name} {how} -> {result}")
+            except SyncError as error:
+                log.append(f"sync {name} {how} -> SyncError {error}")
+        elif roll < 0.35:
+            seconds = rng.uniform(0.1, 0.4)
+            world.device(name).proxy.blackhole(seconds)
+            log.append(f"blackhole {name} {seconds:.2f}s")
+        elif roll < 0.65:
+            write = random_write(world, rng, CLOUD)
+            if write is not None:
+                log.append(write.describe())
+        else:
+            write = random_write(world, rng, name, raw=rng.random() < 0.3)
+            if write is not None:
+                log.append(write.describe())
+    world.heal_and_sync()
+    log.append("healed and synced")
+
+
+def random_write(world: World, rng: random.Random, replica: str, raw: bool = False) -> Write | None:
+    model = rng.choice(RAW_WRITES if raw else (CLOUD_WRITES if replica == CLOUD else DEVICE_WRITES))
+    props: dict[str, Any] = {"id": rng.choice(IDS)}
+    if model == "Down":
+        props["deviceId"] = rng.choice([*(d.name for d in world.devices), OTHER_DEVICE])
+    exists = world.read(replica, key_of(model, props)) is not None
+    op = rng.choice(("update", "update", "remove")) if exists else "create"
+    if op != "remove":
+        props["n"] = rng.randrange(1000)
+        if rng.random() < 0.5:
+            props["note"] = rng.choice(("", "x", "hello", "ünïcode"))
+        if rng.random() < 0.3:
+            props["flag"] = rng.random() < 0.5
+    if raw:
+        return world.raw_write(replica, model, op, props)
+    return world.entity_write(replica, model, op, props)
+
+
+# -- the checker -----------------------------------------------------------------------------------------------
+
+
+def scan(client: Any, table: str) -> dict[Key, Item]:
+    """Every item of the schedule's models in a table, by key, as the checker compares them (tombstones out)."""
+    items: dict[Key, Item] = {}
+    params: dict[str, Any] = {"TableName": table, "ConsistentRead": True}
+    while True:
+        page = client.scan(**params)
+        for raw in page.get("Items", []):
+            if raw.get(TYPE, {}).get("S") in SCHEMA["models"]:
+                item = visible(raw)
+                if item is not None:
+                    items[(raw["pk"]["S"], raw["sk"]["S"])] = item
+        if "LastEvaluatedKey" not in page:
+            return items
+        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def check(world: World) -> list[str]:
+    """Every difference between what each replica holds and what it must hold, as readable lines."""
+    history = world.history
+    cloud = scan(world.cloud.client, world.table_name)
+    devices = {d.name: scan(d.client, world.table_name) for d in world.devices}
+    problems: list[str] = []
+
+    def expect(where: str, key: Key, actual: Item | None, allowed: list[Write], why: str) -> None:
+        states = [w.item for w in allowed] or [None]
+        if actual in states:
+            return
+        if actual is not None and all(s is None for s in states):
+            kind = "resurrected" if allowed else "unexpected"
+        elif actual is None:
+            kind = "lost"
+        else:
+            kind = "wrong version"
+        options = ", ".join(w.describe() for w in allowed) or "absent"
+        problems.append(f"{where} {key[0]}|{key[1]}: {kind}: holds {actual}; {why} allows {options}")
+
+    for model in SCHEMA["models"]:
+        keys = history.keys(model) | {k for k, v in cloud.items() if v[TYPE]["S"] == model}
+        for items in devices.values():
+            keys |= {k for k, v in items.items() if v[TYPE]["S"] == model}
+        for key in sorted(keys):
+            writes = [w for w in history.writes if w.model == model and w.key == key]
+            if model in ("Up", "Both"):
+                allowed = history.winners(writes)
+            elif model == "Diag":
+                allowed = []
+            else:  # Down, Local, Status: the cloud's own last write
+                allowed = history.last_of(CLOUD, model, key)
+            expect(CLOUD, key, cloud.get(key), allowed, f"{model} last-writer-wins")
+            for name, items in devices.items():
+                actual = items.get(key)
+                if model in ("Up", "Local", "Diag"):
+                    expect(name, key, actual, history.last_of(name, model, key), f"{model} own last write")
+                elif model == "Status":
+                    expect(name, key, actual, [], "a cloud-only model")
+                elif model == "Down" and key[1] != f"down#{name}":
+                    expect(name, key, actual, [], "out of scope")
+                elif actual != cloud.get(key):  # Both, and Down in scope: exactly the cloud's item
+                    problems.append(
+                        f"{name} {key[0]}|{key[1]}: differs from the cloud: {actual} != {cloud.get(key)}"
+                    )
+    return problems
