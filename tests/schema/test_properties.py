@@ -313,6 +313,7 @@ def test_timestamps_update_only_and_declared_type_field():
 def test_process_defaults_and_metrics():
     schema = load_schema(
         base(
+            params={"timestamps": True},  # a synced model needs them
             process={
                 "User": {
                     "enable": "both",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..engine import Engine
@@ -9,15 +10,21 @@ from .embedded import EmbeddedClient
 
 
 def connect(
-    path: str = ":memory:", *, region: str = "us-east-1", ttl_sweep_seconds: float | None = 60.0
+    path: str = ":memory:",
+    *,
+    region: str = "us-east-1",
+    ttl_sweep_seconds: float | None = 60.0,
+    clock: Callable[[], float] | None = None,
 ) -> EmbeddedClient:
     """Open (or create) an embedded DynamoDB database: a file path, or ":memory:".
 
     The result behaves like ``boto3.client("dynamodb")``: same methods, responses and exceptions.
     ``client.streams()`` gives the matching ``dynamodbstreams`` client. Expired TTL items are deleted by a
     background sweeper every ``ttl_sweep_seconds`` (None: only when ``client.engine.sweep_expired()`` is called).
+    ``clock`` (epoch seconds) stamps changes captured for sync (default: the wall clock, shifted by
+    ``DYNABASE_CLOCK_SKEW``).
     """
-    return EmbeddedClient(Engine(path, region=region, ttl_sweep_seconds=ttl_sweep_seconds))
+    return EmbeddedClient(Engine(path, region=region, ttl_sweep_seconds=ttl_sweep_seconds, clock=clock))
 
 
 def aws(*, endpoint_url: str | None = None, region: str | None = None, **kwargs: Any) -> Any:

@@ -16,7 +16,7 @@ from botocore.exceptions import ParamValidationError
 from botocore.paginate import Paginator
 from botocore.validate import ParamValidator
 
-from ..engine import Engine
+from ..engine import Engine, capture
 from ..errors import DynamoDBError, client_exceptions, to_client_error
 
 # Data-plane operations get a fast top-level check; when the engine then rejects the request, botocore's full
@@ -164,6 +164,60 @@ class EmbeddedClient:
         report = self._validator.validate(params, shape)
         if report.has_errors():
             raise ParamValidationError(report=report.generate_report())
+
+    # -- dynabase extensions: change capture for sync (see dynabase.engine.capture and docs/sync.md) -----------
+
+    def _extension(self, function: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(self.engine, *args, **kwargs)
+        except DynamoDBError as error:
+            raise to_client_error(error, function.__name__, self._service) from None
+
+    def clock(self) -> float:
+        """The engine clock (epoch seconds) that stamps captured changes."""
+        return self.engine.clock()
+
+    def enable_change_capture(
+        self, *, TableName: str, TypeAttribute: str | None = None, Types: list[str] | None = None
+    ) -> dict:
+        """Queue every change of the table's items (of the models ``Types`` names, when given) for sync, in the
+        write's own transaction. Idempotent."""
+        return self._extension(capture.enable_change_capture, TableName, TypeAttribute, Types)
+
+    def read_changes(self, *, TableName: str, Limit: int = 100, AfterSeq: int = 0) -> dict:
+        """Pending changes in order: ``{"Changes": [{"Key", "Seq", "At", "Base"?, "Item" | "OldItem"}], "Pending"}``."""
+        return self._extension(capture.read_changes, TableName, Limit, AfterSeq)
+
+    def ack_changes(self, *, TableName: str, Acks: list[dict], TombstoneSeconds: float = 30 * 86400) -> dict:
+        """Drop pushed changes whose seq is unchanged and stamp their items with the version pushed."""
+        return self._extension(capture.ack_changes, TableName, Acks, TombstoneSeconds)
+
+    def apply_changes(
+        self,
+        *,
+        TableName: str,
+        Changes: list[dict],
+        State: dict[str, str] | None = None,
+        ClockOffsetMs: int = 0,
+        Node: str = "",
+        TombstoneSeconds: float = 30 * 86400,
+    ) -> dict:
+        """Apply pulled changes (newer versions win; not captured) and store ``State`` in one transaction."""
+        return self._extension(
+            capture.apply_changes,
+            TableName,
+            Changes,
+            state=State,
+            offset_ms=ClockOffsetMs,
+            node=Node,
+            tombstone_seconds=TombstoneSeconds,
+        )
+
+    def get_sync_state(self, *, TableName: str) -> dict[str, str]:
+        return self._extension(capture.get_sync_state, TableName)
+
+    def put_sync_state(self, *, TableName: str, State: dict[str, str | None]) -> None:
+        self._extension(capture.put_sync_state, TableName, State)
 
     # -- boto3 conveniences ------------------------------------------------------------------------------------
 

@@ -7,8 +7,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..clock import wall_clock
 from ..errors import DynamoDBError, InternalFailure, UnknownOperationException
-from . import batch, extras, items, legacy, query, streams, transactions, ttl
+from . import batch, capture, extras, items, legacy, query, streams, transactions, ttl
 from .catalog import Catalog, CatalogChanged
 from .schema import Table
 from .storage import Storage
@@ -36,11 +37,20 @@ class Engine:
     """
 
     def __init__(
-        self, path: str = ":memory:", *, region: str = "us-east-1", ttl_sweep_seconds: float | None = 60.0
+        self,
+        path: str = ":memory:",
+        *,
+        region: str = "us-east-1",
+        ttl_sweep_seconds: float | None = 60.0,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.storage = Storage(path)
+        #: epoch seconds; stamps captured changes (``wall_clock``: time.time() shifted by DYNABASE_CLOCK_SKEW)
+        self.clock: Callable[[], float] = clock or wall_clock
+        #: set while sync applies pulled changes, which must not be captured (they would echo back)
+        self.capture_suppressed = False
         with self.storage.write() as conn:
-            for statement in streams.SCHEMA.split(";"):
+            for statement in (streams.SCHEMA + capture.SCHEMA).split(";"):
                 if statement.strip():
                     conn.execute(statement)
         self.catalog = Catalog(self.storage, region=region)
@@ -120,7 +130,10 @@ class Engine:
     def after_write(
         self, conn: Any, table: Table, old: dict | None, new: dict | None, identity: dict | None = None
     ) -> None:
-        """Called inside the write transaction of every item change: the stream record goes in with it."""
+        """Called inside the write transaction of every item change: the stream record (and the captured
+        change, for sync) goes in with it."""
+        if "_capture" in table.description:
+            capture.record(conn, self, table, old, new)
         if table.stream_view_type is not None:
             streams.record_change(conn, self, table, old, new, identity)
             now = time.monotonic()

@@ -161,12 +161,14 @@ class Metric:
 @dataclass(frozen=True)
 class Process:
     """Ioto ``process.<Model>``: where the model lives (``enable``), which way it replicates (``sync``),
-    whether to notify, and metrics to compute from its items."""
+    whether to notify, metrics to compute from its items, and (a dynabase extension) the devices that
+    receive its items (``scope``)."""
 
     enable: str = "both"  # cloud | device | both
     sync: str = "none"  # up | down | both | none
     metrics: tuple[Metric, ...] = ()
     notify: bool = False
+    scope: str | None = None  # dynabase: a value template choosing which devices receive an item
 
     @property
     def on_device(self) -> bool:

@@ -93,7 +93,7 @@ FIELD_PROPS = (
     "timestamp",
     "uuid",
 )
-PROCESS_PROPS = ("enable", "sync", "metrics", "notify")
+PROCESS_PROPS = ("enable", "sync", "scope", "metrics", "notify")
 METRIC_PROPS = ("namespace", "fields", "dimensions", "where", "buffer")
 CRYPTO_PROPS = ("cipher", "password")
 
@@ -1188,11 +1188,35 @@ class _Compiler:
                 self.warn(
                     join_path(ppath, "sync"), f"has no effect when the model is enabled only on the {enable}"
                 )
+            if sync != "none" and enable == "both" and self.params.timestamps not in (True, "update"):
+                self.error(
+                    join_path(ppath, "sync"),
+                    "a synced model needs params.timestamps (true or 'update'): sync keeps the newer write",
+                )
+            scope = self.compile_scope(spec, ppath, name)
             metrics = self.compile_metrics(
                 spec.get("metrics"), join_path(ppath, "metrics"), self.model_drafts.get(name)
             )
-            result[name] = Process(enable, sync, metrics, notify)
+            result[name] = Process(enable, sync, metrics, notify, scope)
         return result
+
+    def compile_scope(self, spec: Mapping, path: str, model: str) -> str | None:
+        """``process.<Model>.scope`` (a dynabase extension): a value template over the item's fields and the
+        table context; a device receives the down-synced items whose scope renders as its own."""
+        scope = self.get_str(spec, "scope", path)
+        if scope is None:
+            return None
+        spath = join_path(path, "scope")
+        try:
+            template = Template(scope)
+        except TemplateError as exc:
+            self.error(spath, str(exc))
+            return None
+        if template.is_literal:
+            self.error(spath, "must reference a field or context value (e.g. '${deviceId}')")
+        if spec.get("sync", "none") in ("none", None):
+            self.warn(spath, "has no effect on a model that does not sync")
+        return scope
 
     def compile_metrics(
         self, raw: Any, path: str, drafts: dict[str, _FieldDraft] | None

@@ -1,0 +1,339 @@
+"""Change capture for device ↔ cloud sync: a per-table change log written in the same transaction as the write.
+
+A table with capture enabled (``_capture`` in its catalog description, so every connection and process writing
+the file captures: the entity layer, the raw client, ``dynabase serve``) gets one row per changed item key in
+``dynabase_changes``: a monotonic ``seq``, ``at`` (the engine clock's epoch ms of the latest change), ``base``
+(the newest sync version the item had before its local changes) and, for a delete, the item as it was.
+Pending changes to one key coalesce; rows stay until acknowledged (no retention: a month offline loses
+nothing). Capture may be limited to items whose type attribute names one of a set of models.
+
+The sync library reads the log (:func:`read_changes`), acknowledges pushed changes (:func:`ack_changes`: a row goes
+only if its seq is unchanged, so a newer write is never lost), and applies pulled changes (:func:`apply_changes`)
+without capturing them (no echo), comparing versions with the pending change and the stored item in the same
+transaction, and storing the pull checkpoint with them. ``dynabase_sync_state`` holds named values (checkpoints,
+the device id, the clock offset); ``dynabase_sync_tombstones`` the versions of deleted keys, so that an older
+re-delivery is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..clock import VERSION_ATTR, next_version, version_parts
+from ..errors import ResourceNotFoundException, ValidationException
+from ..types import item_size, validate_item
+from .items import Row, read_row, write_row
+from .schema import Table
+from .storage import dump_item, load_item
+from .streams import _unchanged
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS dynabase_changes (
+    tbl TEXT NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL,
+    seq INTEGER NOT NULL, at INTEGER NOT NULL, key TEXT NOT NULL, base TEXT, gone TEXT,
+    PRIMARY KEY (tbl, pk, sk)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS dynabase_changes_seq ON dynabase_changes (tbl, seq);
+CREATE TABLE IF NOT EXISTS dynabase_sync_state (
+    tbl TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (tbl, name)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS dynabase_sync_tombstones (
+    tbl TEXT NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, ver TEXT NOT NULL, expires REAL NOT NULL,
+    PRIMARY KEY (tbl, pk, sk)
+) WITHOUT ROWID;
+"""
+_SEQ_NAME = "captureSeq"
+MAX_READ = 1000
+
+
+def _type_of(item: dict | None, attribute: str) -> Any:
+    if item is None:
+        return None
+    value = item.get(attribute)
+    return value.get("S") if isinstance(value, dict) else None
+
+
+def _version_of(item: dict | None) -> str | None:
+    if item is None:
+        return None
+    value = item.get(VERSION_ATTR)
+    return value.get("S") if isinstance(value, dict) else None
+
+
+def _newest(*versions: str | None) -> str | None:
+    present = [v for v in versions if v]
+    return max(present) if present else None
+
+
+def _next_seq(conn: Any) -> int:
+    row = conn.execute(
+        "SELECT value FROM dynabase_sync_state WHERE tbl = '' AND name = ?", (_SEQ_NAME,)
+    ).fetchone()
+    seq = int(row[0]) + 1 if row else 1
+    conn.execute(
+        "INSERT OR REPLACE INTO dynabase_sync_state (tbl, name, value) VALUES ('', ?, ?)",
+        (_SEQ_NAME, str(seq)),
+    )
+    return seq
+
+
+def record(conn: Any, engine: Engine, table: Table, old: dict | None, new: dict | None) -> None:
+    """Queue the change of one item (called inside the write transaction; nothing when capture is
+    suppressed, the item's model is not captured, or the write changed nothing)."""
+    if engine.capture_suppressed:
+        return
+    config = table.description["_capture"]
+    types = config.get("types")
+    if types is not None:
+        attribute = config["typeAttribute"]
+        if _type_of(old, attribute) not in types and _type_of(new, attribute) not in types:
+            return
+    if _unchanged(old, new):
+        return
+    some = new if new is not None else old
+    key = table.key_of(some)  # type: ignore[arg-type]
+    pk, sk = table.key_values(key)
+    base = _version_of(old)
+    if old is None:
+        found = conn.execute(
+            "SELECT ver FROM dynabase_sync_tombstones WHERE tbl = ? AND pk = ? AND sk = ?",
+            (table.name, pk, sk),
+        ).fetchone()
+        base = found[0] if found else None
+    gone = dump_item(old)[0] if new is None else None
+    conn.execute(
+        "INSERT INTO dynabase_changes (tbl, pk, sk, seq, at, key, base, gone) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (tbl, pk, sk) DO UPDATE SET seq = excluded.seq, at = excluded.at, gone = excluded.gone, "
+        "base = CASE WHEN base IS NULL OR excluded.base > base THEN excluded.base ELSE base END",
+        (table.name, pk, sk, _next_seq(conn), int(engine.clock() * 1000), dump_item(key)[0], base, gone),
+    )
+
+
+# -- the extension API (the embedded client's methods call these) -------------------------------------------
+
+
+def enable_change_capture(
+    engine: Engine, table_name: str, type_attribute: str | None = None, types: list[str] | None = None
+) -> dict:
+    """Capture changes of ``table_name`` (only items whose ``type_attribute`` is one of ``types``, when given).
+    Idempotent; calling again with other types replaces them."""
+    table = engine.catalog.get(table_name)
+    if (type_attribute is None) != (types is None):
+        raise ValidationException("TypeAttribute and Types go together")
+    config: dict[str, Any] = {}
+    if types is not None:
+        if not isinstance(type_attribute, str) or not all(isinstance(t, str) for t in types):
+            raise ValidationException("TypeAttribute must be a string and Types a list of strings")
+        config = {"typeAttribute": type_attribute, "types": sorted(set(types))}
+    if table.description.get("_capture") != config:
+        desc = dict(table.description, _capture=config)
+        with engine.storage.write() as conn:
+            conn.execute(
+                "UPDATE dynabase_tables SET description = ? WHERE name = ?", (json.dumps(desc), table.name)
+            )
+            engine.storage.bump_catalog_version()
+    return {"TableName": table.name, "ChangeCapture": config or {"all": True}}
+
+
+def _captured_table(engine: Engine, table_name: str) -> Table:
+    table = engine.catalog.get(table_name)
+    if "_capture" not in table.description:
+        raise ResourceNotFoundException(f"Table {table_name} has no change capture (enable_change_capture)")
+    return table
+
+
+def read_changes(engine: Engine, table_name: str, limit: int = 100, after_seq: int = 0) -> dict:
+    """Pending changes in seq order: ``{"Changes": [{"Key", "Seq", "At", "Base", "Item" | "OldItem"}], "Pending"}``
+    (``Item`` is the item now; a deleted item has ``OldItem``, as it was before the delete)."""
+    table = _captured_table(engine, table_name)
+    limit = max(1, min(int(limit), MAX_READ))
+    with engine.storage.read() as conn:
+        rows = conn.execute(
+            "SELECT key, seq, at, base, gone FROM dynabase_changes WHERE tbl = ? AND seq > ? ORDER BY seq LIMIT ?",
+            (table.name, after_seq, limit),
+        ).fetchall()
+        pending = conn.execute(
+            "SELECT count(*) FROM dynabase_changes WHERE tbl = ?", (table.name,)
+        ).fetchone()[0]
+        changes = []
+        for key_text, seq, at, base, gone in rows:
+            key = load_item(key_text, 0)
+            change: dict[str, Any] = {"Key": key, "Seq": seq, "At": at}
+            if base:
+                change["Base"] = base
+            item, _ = read_row(conn, table, Row(table, key))
+            if item is not None:
+                change["Item"] = item
+            elif gone:
+                change["OldItem"] = load_item(gone, 0)
+            changes.append(change)
+    return {"Changes": changes, "Pending": pending}
+
+
+def ack_changes(engine: Engine, table_name: str, acks: list[dict], tombstone_seconds: float) -> dict:
+    """Acknowledge pushed changes: each ``{"Key", "Seq", "Version"}`` goes when its seq is unchanged, and the
+    item (or the key's tombstone) is stamped with the version the cloud holds; when a newer write came since,
+    the row stays and remembers the version as its base. ``{"Acknowledged": n}``."""
+    table = _captured_table(engine, table_name)
+    done = 0
+    with engine.storage.write() as conn:
+        now = engine.clock()
+        for ack in acks:
+            key, seq, version = ack["Key"], ack["Seq"], ack.get("Version")
+            row = Row(table, key)
+            found = conn.execute(
+                "SELECT seq FROM dynabase_changes WHERE tbl = ? AND pk = ? AND sk = ?",
+                (table.name, row.pk, row.sk),
+            ).fetchone()
+            if found is None:
+                continue
+            if found[0] != seq:
+                if version:
+                    conn.execute(
+                        "UPDATE dynabase_changes SET base = ? WHERE tbl = ? AND pk = ? AND sk = ? "
+                        "AND (base IS NULL OR base < ?)",
+                        (version, table.name, row.pk, row.sk, version),
+                    )
+                continue
+            conn.execute(
+                "DELETE FROM dynabase_changes WHERE tbl = ? AND pk = ? AND sk = ?",
+                (table.name, row.pk, row.sk),
+            )
+            done += 1
+            if not version:
+                continue
+            item, _ = read_row(conn, table, row)
+            if item is None:
+                _tombstone(conn, table, row, version, now + tombstone_seconds)
+            elif _version_of(item) != version:
+                _write_quietly(engine, conn, table, row, item, dict(item, **{VERSION_ATTR: {"S": version}}))
+    return {"Acknowledged": done}
+
+
+def _tombstone(conn: Any, table: Table, row: Row, version: str, expires: float) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO dynabase_sync_tombstones (tbl, pk, sk, ver, expires) VALUES (?, ?, ?, ?, ?)",
+        (table.name, row.pk, row.sk, version, expires),
+    )
+
+
+def _write_quietly(
+    engine: Engine, conn: Any, table: Table, row: Row, old: dict | None, new: dict | None
+) -> None:
+    """Write without capturing the change (pulled changes must not be pushed back)."""
+    engine.capture_suppressed = True
+    try:
+        size = item_size(new) if new is not None else 0
+        write_row(engine, conn, table, row, old, new, size)
+    finally:
+        engine.capture_suppressed = False
+
+
+def pending_version(at_ms: int, base: str | None, offset_ms: int, node: str) -> str:
+    """The version a pending change is pushed with: its capture time corrected by the clock offset, above its
+    base."""
+    return next_version(at_ms - offset_ms, node, base)
+
+
+def apply_changes(
+    engine: Engine,
+    table_name: str,
+    changes: list[dict],
+    *,
+    state: dict[str, str] | None = None,
+    offset_ms: int = 0,
+    node: str = "",
+    tombstone_seconds: float = 30 * 86400,
+) -> dict:
+    """Apply pulled changes, each ``{"Item": item}`` (an item with its ``_syncVer``) or ``{"Key": key,
+    "Version": v, "Delete": True}``, without capturing them; store ``state`` (checkpoints) in the same
+    transaction.
+
+    A change is applied when its version is newer than the key's: the pending local change's version (which
+    then is dropped: a conflict the local change lost), else the stored item's or the key's tombstone's.
+    Returns ``{"Applied", "Skipped", "Conflicts", "Deletes"}``.
+    """
+    table = engine.catalog.get(table_name)
+    counts = {"Applied": 0, "Skipped": 0, "Conflicts": 0, "Deletes": 0}
+    with engine.storage.write() as conn:
+        now = engine.clock()
+        conn.execute("DELETE FROM dynabase_sync_tombstones WHERE tbl = ? AND expires < ?", (table.name, now))
+        for change in changes:
+            item = change.get("Item")
+            deleting = bool(change.get("Delete"))
+            if item is not None:
+                item = validate_item(item)
+                version = _version_of(item)
+                key = table.key_of(item)
+            else:
+                key, version = validate_item(change.get("Key") or {}), change.get("Version")
+            if not isinstance(version, str) or not version:
+                raise ValidationException("A pulled change needs its version (_syncVer)")
+            version_parts(version)
+            row = Row(table, key)
+            pending = conn.execute(
+                "SELECT at, base FROM dynabase_changes WHERE tbl = ? AND pk = ? AND sk = ?",
+                (table.name, row.pk, row.sk),
+            ).fetchone()
+            current, _ = read_row(conn, table, row)
+            if pending is not None:
+                if version <= pending_version(pending[0], pending[1], offset_ms, node):
+                    counts["Skipped"] += 1
+                    continue
+                conn.execute(
+                    "DELETE FROM dynabase_changes WHERE tbl = ? AND pk = ? AND sk = ?",
+                    (table.name, row.pk, row.sk),
+                )
+                counts["Conflicts"] += 1
+            else:
+                tomb = conn.execute(
+                    "SELECT ver FROM dynabase_sync_tombstones WHERE tbl = ? AND pk = ? AND sk = ?",
+                    (table.name, row.pk, row.sk),
+                ).fetchone()
+                known = _newest(_version_of(current), tomb[0] if tomb else None)
+                if known is not None and version <= known:
+                    counts["Skipped"] += 1
+                    continue
+            if deleting:
+                _write_quietly(engine, conn, table, row, current, None)
+                _tombstone(conn, table, row, version, now + tombstone_seconds)
+                counts["Deletes"] += 1
+            else:
+                table.check_index_keys(item)
+                _write_quietly(engine, conn, table, row, current, item)
+                conn.execute(
+                    "DELETE FROM dynabase_sync_tombstones WHERE tbl = ? AND pk = ? AND sk = ?",
+                    (table.name, row.pk, row.sk),
+                )
+            counts["Applied"] += 1
+        for name, value in (state or {}).items():
+            _put_state(conn, table.name, name, value)
+    return counts
+
+
+def _put_state(conn: Any, table_name: str, name: str, value: str | None) -> None:
+    if value is None:
+        conn.execute("DELETE FROM dynabase_sync_state WHERE tbl = ? AND name = ?", (table_name, name))
+    else:
+        conn.execute(
+            "INSERT OR REPLACE INTO dynabase_sync_state (tbl, name, value) VALUES (?, ?, ?)",
+            (table_name, name, str(value)),
+        )
+
+
+def get_sync_state(engine: Engine, table_name: str) -> dict[str, str]:
+    with engine.storage.read() as conn:
+        rows = conn.execute(
+            "SELECT name, value FROM dynabase_sync_state WHERE tbl = ?", (table_name,)
+        ).fetchall()
+    return dict(rows)
+
+
+def put_sync_state(engine: Engine, table_name: str, state: dict[str, str | None]) -> None:
+    with engine.storage.write() as conn:
+        for name, value in state.items():
+            _put_state(conn, table_name, name, value)
