@@ -120,6 +120,24 @@ def test_reset_mid_response(proxy: FaultProxy, upstream: Upstream) -> None:
     assert proxy.counters["reset"] == 1
 
 
+def test_reset_after_a_point_deep_in_the_answer(proxy: FaultProxy) -> None:
+    proxy.inject("reset", after_bytes=3000)
+    received, error = raw_exchange(proxy)
+    assert isinstance(error, ConnectionResetError)
+    assert len(received) == 3000
+
+
+def test_reset_after_a_short_answer_comes_before_the_next_request(
+    proxy: FaultProxy, upstream: Upstream
+) -> None:
+    proxy.inject("reset", after_bytes=100_000)
+    connection = http.client.HTTPConnection(*proxy.address, timeout=3)
+    assert post(proxy, connection) == BODY  # the whole answer fitted
+    with pytest.raises((ConnectionError, http.client.HTTPException)):
+        post(proxy, connection)
+    assert upstream.requests == 1
+
+
 def test_close_after_request_discards_the_answer(proxy: FaultProxy, upstream: Upstream) -> None:
     proxy.inject("close_after_request")
     with pytest.raises(http.client.RemoteDisconnected):

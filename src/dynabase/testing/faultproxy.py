@@ -11,7 +11,7 @@ random generator from ``rates``:
 ``delay``                   wait ``delay_ms`` before forwarding the request, then forward
 ``drop``                    close the connection without forwarding the request (the target never sees it)
 ``reset``                   forward the request and ``after_bytes`` bytes of the answer, then reset the connection
-                            (TCP RST: ``SO_LINGER`` 0)
+                            (TCP RST: ``SO_LINGER`` 0); an answer shorter than that is reset before the next request
 ``close_after_request``     forward the request, discard the answer once it starts, close the connection: the
                             target did the work, the client does not know (the "did it commit?" case)
 ==========================  ======================================================================================
@@ -321,6 +321,9 @@ class FaultProxy:
                 if self._blackholed():
                     self._hang(client)
                     return
+                if plan is not None and plan.kind == "reset" and answering:
+                    self._reset(client)  # the whole answer fitted in after_bytes: reset before the next one
+                    return
                 if plan is None or answering:
                     plan, answering, answered = self.next_plan(), False, 0
                     if plan.kind == "drop":
@@ -339,11 +342,14 @@ class FaultProxy:
                     return
                 if kind == "reset":
                     assert plan is not None
-                    part = data[: max(0, plan.after_bytes - answered)]
+                    part = data[: plan.after_bytes - answered]
                     if part:
                         client.sendall(part)
-                    self._reset(client)
-                    return
+                        answered += len(part)
+                    if answered >= plan.after_bytes:
+                        self._reset(client)
+                        return
+                    continue
                 client.sendall(data)
                 answered += len(data)
                 self._count("bytes_down", len(data))
