@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..clock import VERSION_ATTR, next_version, version_parts
+from ..clock import SYNC_ATTRS, VERSION_ATTR, next_version, version_parts
 from ..errors import ResourceNotFoundException, ValidationException
 from ..types import item_size, validate_item
 from .items import Row, read_row, write_row
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS dynabase_changes (
     tbl TEXT NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL,
-    seq INTEGER NOT NULL, at INTEGER NOT NULL, key TEXT NOT NULL, base TEXT, gone TEXT,
+    seq INTEGER NOT NULL, at INTEGER NOT NULL, key TEXT NOT NULL, base TEXT, gone TEXT, fields TEXT,
     PRIMARY KEY (tbl, pk, sk)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS dynabase_changes_seq ON dynabase_changes (tbl, seq);
@@ -105,11 +105,33 @@ def record(conn: Any, engine: Engine, table: Table, old: dict | None, new: dict 
         ).fetchone()
         base = found[0] if found else None
     gone = dump_item(old)[0] if new is None else None
+    fields = None
+    if (
+        old is not None and new is not None
+    ):  # the attributes changed since the last push (for per-field merge)
+        changed = {n for n in old.keys() | new.keys() if n not in SYNC_ATTRS and old.get(n) != new.get(n)}
+        found = conn.execute(
+            "SELECT fields FROM dynabase_changes WHERE tbl = ? AND pk = ? AND sk = ?", (table.name, pk, sk)
+        ).fetchone()
+        if found is None or found[0] is not None:
+            fields = json.dumps(sorted(changed | set(json.loads(found[0]) if found else ())))
     conn.execute(
-        "INSERT INTO dynabase_changes (tbl, pk, sk, seq, at, key, base, gone) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+        "INSERT INTO dynabase_changes (tbl, pk, sk, seq, at, key, base, gone, fields) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (tbl, pk, sk) DO UPDATE SET seq = excluded.seq, at = excluded.at, gone = excluded.gone, "
+        "fields = excluded.fields, "
         "base = CASE WHEN base IS NULL OR excluded.base > base THEN excluded.base ELSE base END",
-        (table.name, pk, sk, _next_seq(conn), int(engine.clock() * 1000), dump_item(key)[0], base, gone),
+        (
+            table.name,
+            pk,
+            sk,
+            _next_seq(conn),
+            int(engine.clock() * 1000),
+            dump_item(key)[0],
+            base,
+            gone,
+            fields,
+        ),
     )
 
 
@@ -147,24 +169,29 @@ def _captured_table(engine: Engine, table_name: str) -> Table:
 
 
 def read_changes(engine: Engine, table_name: str, limit: int = 100, after_seq: int = 0) -> dict:
-    """Pending changes in seq order: ``{"Changes": [{"Key", "Seq", "At", "Base", "Item" | "OldItem"}], "Pending"}``
-    (``Item`` is the item now; a deleted item has ``OldItem``, as it was before the delete)."""
+    """Pending changes in seq order: ``{"Changes": [{"Key", "Seq", "At", "Base", "Fields", "Item" | "OldItem"}],
+    "Pending"}`` (``Item`` is the item now; a deleted item has ``OldItem``, as it was before the delete;
+    ``Fields`` the attributes changed since the last push, absent when the pending change created or
+    deleted the item)."""
     table = _captured_table(engine, table_name)
     limit = max(1, min(int(limit), MAX_READ))
     with engine.storage.read() as conn:
         rows = conn.execute(
-            "SELECT key, seq, at, base, gone FROM dynabase_changes WHERE tbl = ? AND seq > ? ORDER BY seq LIMIT ?",
+            "SELECT key, seq, at, base, gone, fields FROM dynabase_changes WHERE tbl = ? AND seq > ? "
+            "ORDER BY seq LIMIT ?",
             (table.name, after_seq, limit),
         ).fetchall()
         pending = conn.execute(
             "SELECT count(*) FROM dynabase_changes WHERE tbl = ?", (table.name,)
         ).fetchone()[0]
         changes = []
-        for key_text, seq, at, base, gone in rows:
+        for key_text, seq, at, base, gone, fields in rows:
             key = load_item(key_text, 0)
             change: dict[str, Any] = {"Key": key, "Seq": seq, "At": at}
             if base:
                 change["Base"] = base
+            if fields is not None:
+                change["Fields"] = json.loads(fields)
             item, _ = read_row(conn, table, Row(table, key))
             if item is not None:
                 change["Item"] = item
@@ -263,6 +290,13 @@ def apply_changes(
         now = engine.clock()
         conn.execute("DELETE FROM dynabase_sync_tombstones WHERE tbl = ? AND expires < ?", (table.name, now))
         for change in changes:
+            if change.get("Purge"):  # a full resync found the item gone from the cloud (tombstone expired)
+                counts[
+                    "Deletes"
+                    if _purge(engine, conn, table, validate_item(change.get("Key") or {}))
+                    else "Skipped"
+                ] += 1
+                continue
             item = change.get("Item")
             deleting = bool(change.get("Delete"))
             if item is not None:
@@ -313,6 +347,20 @@ def apply_changes(
         for name, value in (state or {}).items():
             _put_state(conn, table.name, name, value)
     return counts
+
+
+def _purge(engine: Engine, conn: Any, table: Table, key: dict) -> bool:
+    """Delete an item (not captured) unless it has a pending change."""
+    row = Row(table, key)
+    if conn.execute(
+        "SELECT 1 FROM dynabase_changes WHERE tbl = ? AND pk = ? AND sk = ?", (table.name, row.pk, row.sk)
+    ).fetchone():
+        return False
+    current, _ = read_row(conn, table, row)
+    if current is None:
+        return False
+    _write_quietly(engine, conn, table, row, current, None)
+    return True
 
 
 def _put_state(conn: Any, table_name: str, name: str, value: str | None) -> None:

@@ -34,6 +34,7 @@ from .errors import (
 )
 from .model import UNIQUE_MODEL, Model, normalize_params
 from .spec import SchemaSpec, load, process_enable, validate_source
+from .syncmeta import SyncPlan, sync_index_definition
 
 CONFIRM_DELETE = "DeleteTableForever"
 GENERIC_MODEL = "_Generic"
@@ -391,15 +392,42 @@ class Table:
                 if provisioned:
                     entry["ProvisionedThroughput"] = provisioned
                 gsis.append(entry)
+        if self.side == "cloud" and self.sync_plan.models:  # devices pull from the sync index
+            index, attributes = sync_index_definition()
+            if provisioned:
+                index["ProvisionedThroughput"] = provisioned
+            gsis.append(index)
+            definition["AttributeDefinitions"] += [a for a in attributes if a["AttributeName"] not in defined]
         if gsis:
             definition["GlobalSecondaryIndexes"] = gsis
         if lsis:
             definition["LocalSecondaryIndexes"] = lsis
         return definition
 
+    @property
+    def sync_plan(self) -> SyncPlan:
+        """The schema's synced models (``process.<Model>.sync``), for sync and the cloud-side entity layer."""
+        plan = self.__dict__.get("_sync_plan")
+        if plan is None or plan.table is not self or self.__dict__.get("_sync_schema") is not self.schema:
+            plan = self.__dict__["_sync_plan"] = SyncPlan(self)
+            self.__dict__["_sync_schema"] = self.schema
+        return plan
+
     def create_table(self, *, wait: float = 60.0, ttl: str | None = None, **params: Any) -> dict[str, Any]:
         """Create the table from the schema's indexes (GSIs, LSIs, projections); waits until it is ACTIVE.
-        ``ttl="attr"`` also enables TTL on that attribute."""
+        ``ttl="attr"`` also enables TTL on that attribute.
+
+        With synced models, a ``side="cloud"`` table also gets the sync index and TTL on the tombstones'
+        expiry attribute; a ``side="device"`` table (an embedded client) gets change capture of the models
+        that sync up."""
+        plan = self.sync_plan
+        if self.side == "cloud" and plan.models and ttl is None:
+            ttl = plan.ttl_attribute
+        if self.side == "device" and plan.models and not hasattr(self.client, "enable_change_capture"):
+            raise OneTableArgError(
+                "A device-side table with synced models needs the embedded client (dynabase.connect): "
+                "sync captures its changes in the engine"
+            )
         definition = self.get_table_definition(**params)
         self.log("trace", f'OneTable createTable for "{self.name}"', definition=definition)
         try:
@@ -417,7 +445,15 @@ class Table:
             self.client.update_time_to_live(
                 TableName=self.name, TimeToLiveSpecification={"Enabled": True, "AttributeName": ttl}
             )
+        if self.side == "device" and plan.models:
+            self.enable_change_capture()
         return result
+
+    def enable_change_capture(self) -> None:
+        """Capture changes of the models that sync up (device side; idempotent)."""
+        self.client.enable_change_capture(
+            TableName=self.name, TypeAttribute=self.params.type_field, Types=self.sync_plan.pushed
+        )
 
     def delete_table(self, confirmation: str | None = None) -> None:
         """Delete the DynamoDB table forever; ``confirmation`` must be ``"DeleteTableForever"``."""

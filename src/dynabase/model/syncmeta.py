@@ -1,0 +1,135 @@
+"""What sync needs from a table's schema: the synced models, their direction and scope, the sync index.
+
+The ``process`` map says where a model lives (``enable``) and which way it syncs (``sync``); the dynabase
+extension ``scope`` (a value template over the item's fields and the table context, e.g. ``'${deviceId}'``)
+says which devices receive a down-synced item: those whose own scope (their context, with ``deviceId``,
+rendered through the same template) is equal. Items of synced models carry the metadata attributes of
+:mod:`dynabase.clock`; the cloud table has a sparse GSI (:data:`SYNC_INDEX`) on ``_syncScope`` / ``_syncSeq``
+from which devices pull, and TTL on the tombstones' expiry attribute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..clock import SCOPE_ATTR, SEQ_ATTR, SYNC_ATTRS, TTL_ATTR
+from ..schema.template import Template
+
+if TYPE_CHECKING:
+    from .table import Table
+
+SYNC_INDEX = "syncIndex"
+DIRECTIONS = ("up", "down", "both")
+
+
+def _get(entry: Any, name: str) -> Any:
+    if entry is None:
+        return None
+    if isinstance(entry, Mapping):
+        return entry.get(name)
+    return getattr(entry, name, None)
+
+
+@dataclass(frozen=True)
+class ModelSync:
+    """One synced model: ``direction`` is ``up``, ``down`` or ``both``; ``scope`` its scope template."""
+
+    name: str
+    direction: str
+    scope: Template | None
+
+    @property
+    def pushes(self) -> bool:
+        return self.direction in ("up", "both")
+
+    @property
+    def pulls(self) -> bool:
+        return self.direction in ("down", "both")
+
+
+class SyncPlan:
+    """The synced models of a table's schema (models enabled on both sides whose ``sync`` is not none)."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.type_field = table.params.type_field
+        self.models: dict[str, ModelSync] = {}
+        for name, entry in table.schema.process.items():
+            direction = _get(entry, "sync") or "none"
+            enable = _get(entry, "enable") or "both"
+            if direction in DIRECTIONS and enable == "both" and name in table.schema.models:
+                scope = _get(entry, "scope")
+                self.models[name] = ModelSync(name, direction, Template(scope) if scope else None)
+        self.ttl_attribute = self._ttl_attribute()
+
+    def _ttl_attribute(self) -> str:
+        """The attribute tombstones expire by: the schema's own TTL field (a table has one), else ``_syncTtl``."""
+        for name in self.table.schema.models:
+            model = self.table._model_for(name)
+            for field in model.fields.values() if model is not None else ():
+                if field.ttl and len(field.attribute) == 1:
+                    return field.attribute[0]
+        return TTL_ATTR
+
+    @property
+    def pushed(self) -> list[str]:
+        return [m.name for m in self.models.values() if m.pushes]
+
+    @property
+    def pulled(self) -> list[str]:
+        return [m.name for m in self.models.values() if m.pulls]
+
+    def model_of(self, item: Mapping[str, Any] | None) -> ModelSync | None:
+        if not item:
+            return None
+        kind = item.get(self.type_field)
+        name = kind.get("S") if isinstance(kind, Mapping) else kind
+        return self.models.get(name) if isinstance(name, str) else None
+
+    def _render(self, model: ModelSync, values: Mapping[str, Any]) -> str:
+        if model.scope is None:
+            return f"{model.name}#"
+        text = model.scope.render(values, iso_dates=self.table.params.iso_dates)
+        if text is None:
+            missing = ", ".join(model.scope.missing(values))
+            raise ValueError(f"process.{model.name}.scope {model.scope.text!r} needs {missing}")
+        return f"{model.name}#{text}"
+
+    def item_scope(self, model: ModelSync, item: Mapping[str, Any]) -> str:
+        """``<Model>#<scope>`` of a stored item (wire format), its fields over the table context."""
+        values = dict(self.table.context)
+        if model.scope is not None:
+            entity = self.table._model_for(model.name)
+            decoded = self.table.decoder.decode_item({k: v for k, v in item.items() if k not in SYNC_ATTRS})
+            values.update(decoded)
+            for field in entity.fields.values() if entity is not None else ():
+                if len(field.attribute) == 1 and field.attribute[0] in decoded:
+                    values[field.name] = decoded[field.attribute[0]]
+        return self._render(model, values)
+
+    def properties_scope(self, model: ModelSync, properties: Mapping[str, Any]) -> str:
+        """``<Model>#<scope>`` from an entity's properties (field names) over the table context."""
+        return self._render(model, {**self.table.context, **properties})
+
+    def device_scope(self, model: ModelSync, device_id: str) -> str:
+        """The scope a device pulls: its table context, with ``deviceId``, through the model's template."""
+        return self._render(model, {**self.table.context, "deviceId": device_id})
+
+
+def sync_index_definition() -> tuple[dict[str, Any], list[dict[str, str]]]:
+    """The cloud table's sync GSI and the attribute definitions it adds."""
+    index = {
+        "IndexName": SYNC_INDEX,
+        "KeySchema": [
+            {"AttributeName": SCOPE_ATTR, "KeyType": "HASH"},
+            {"AttributeName": SEQ_ATTR, "KeyType": "RANGE"},
+        ],
+        "Projection": {"ProjectionType": "ALL"},
+    }
+    attributes = [
+        {"AttributeName": SCOPE_ATTR, "AttributeType": "S"},
+        {"AttributeName": SEQ_ATTR, "AttributeType": "S"},
+    ]
+    return index, attributes

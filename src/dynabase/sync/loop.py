@@ -1,0 +1,87 @@
+"""The long-running sync loop (a thread or asyncio), with exponential backoff on a busy or unreachable cloud."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import threading
+from typing import TYPE_CHECKING, Any
+
+from .errors import SyncError
+
+if TYPE_CHECKING:
+    from .core import Sync
+
+log = logging.getLogger("dynabase.sync")
+#: how often the loop looks for local changes to push between pulls (the change log is local: free)
+PUSH_TICK = 0.05
+
+
+class Backoff:
+    """Exponential backoff with jitter: ``next()`` gives the next delay, ``reset()`` after a success."""
+
+    def __init__(self, base: float, maximum: float) -> None:
+        self.base, self.maximum, self.failures = max(base, 0.05), maximum, 0
+
+    def next(self) -> float:
+        self.failures += 1
+        delay = min(self.maximum, self.base * 2 ** (self.failures - 1))
+        return delay * random.uniform(0.5, 1.0)
+
+    def reset(self) -> None:
+        self.failures = 0
+
+
+def _step(sync: Sync, stop: Any, pull_due: bool) -> None:
+    if pull_due:
+        sync.sync_once(stop)
+    elif sync.pending():
+        sync.push()
+
+
+def run(sync: Sync, interval: float, stop: threading.Event, max_backoff: float) -> None:
+    backoff = Backoff(interval, max_backoff)
+    next_pull = 0.0
+    clock = sync.clock
+    while not stop.is_set():
+        now = clock()
+        try:
+            _step(sync, stop, now >= next_pull)
+        except SyncError as error:
+            if not error.retryable:
+                raise
+            delay = backoff.next()
+            log.warning("sync failed (retrying in %.1fs): %s", delay, error)
+            stop.wait(delay)
+            continue
+        backoff.reset()
+        if now >= next_pull:
+            next_pull = now + interval
+        stop.wait(min(PUSH_TICK, interval))
+
+
+async def async_run(sync: Sync, interval: float, stop: Any, max_backoff: float) -> None:
+    """``run`` for asyncio: each sync runs in a worker thread; ``stop`` is an ``asyncio.Event``."""
+    stop = stop or asyncio.Event()
+    flag = threading.Event()  # lets the batch in flight see the stop
+    backoff = Backoff(interval, max_backoff)
+    next_pull = 0.0
+    while not stop.is_set():
+        now = sync.clock()
+        try:
+            await asyncio.to_thread(_step, sync, flag, now >= next_pull)
+        except SyncError as error:
+            if not error.retryable:
+                raise
+            delay = backoff.next()
+        else:
+            backoff.reset()
+            if now >= next_pull:
+                next_pull = now + interval
+            delay = min(PUSH_TICK, interval)
+        try:
+            await asyncio.wait_for(stop.wait(), delay)
+        except asyncio.TimeoutError:
+            pass
+    flag.set()
