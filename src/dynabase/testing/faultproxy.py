@@ -291,6 +291,8 @@ class FaultProxy:
         try:
             upstream = socket.create_connection(self.target, timeout=5)
             self._track(upstream, True)
+            for sock in (client, upstream):  # forward each chunk at once (Nagle + delayed ACK cost ~40 ms)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             self._pump(client, upstream)
         except OSError:
             with self._lock:
