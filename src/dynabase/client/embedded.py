@@ -188,6 +188,10 @@ class EmbeddedClient:
         """Pending changes in order: ``{"Changes": [{"Key", "Seq", "At", "Base"?, "Item" | "OldItem"}], "Pending"}``."""
         return self._extension(capture.read_changes, TableName, Limit, AfterSeq)
 
+    def pin_versions(self, *, TableName: str, Pins: list[dict]) -> None:
+        """Fix the version each pending change (``{"Key", "Seq", "Version"}``) is pushed with."""
+        self._extension(capture.pin_versions, TableName, Pins)
+
     def ack_changes(self, *, TableName: str, Acks: list[dict], TombstoneSeconds: float = 30 * 86400) -> dict:
         """Drop pushed changes whose seq is unchanged and stamp their items with the version pushed."""
         return self._extension(capture.ack_changes, TableName, Acks, TombstoneSeconds)

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS dynabase_changes (
     tbl TEXT NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL,
-    seq INTEGER NOT NULL, at INTEGER NOT NULL, key TEXT NOT NULL, base TEXT, gone TEXT, fields TEXT,
+    seq INTEGER NOT NULL, at INTEGER NOT NULL, key TEXT NOT NULL, base TEXT, gone TEXT, fields TEXT, ver TEXT,
     PRIMARY KEY (tbl, pk, sk)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS dynabase_changes_seq ON dynabase_changes (tbl, seq);
@@ -119,7 +119,7 @@ def record(conn: Any, engine: Engine, table: Table, old: dict | None, new: dict 
         "INSERT INTO dynabase_changes (tbl, pk, sk, seq, at, key, base, gone, fields) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (tbl, pk, sk) DO UPDATE SET seq = excluded.seq, at = excluded.at, gone = excluded.gone, "
-        "fields = excluded.fields, "
+        "fields = excluded.fields, ver = NULL, "
         "base = CASE WHEN base IS NULL OR excluded.base > base THEN excluded.base ELSE base END",
         (
             table.name,
@@ -169,7 +169,8 @@ def _captured_table(engine: Engine, table_name: str) -> Table:
 
 
 def read_changes(engine: Engine, table_name: str, limit: int = 100, after_seq: int = 0) -> dict:
-    """Pending changes in seq order: ``{"Changes": [{"Key", "Seq", "At", "Base", "Fields", "Item" | "OldItem"}],
+    """Pending changes in seq order: ``{"Changes": [{"Key", "Seq", "At", "Base", "Fields", "Version",
+    "Item" | "OldItem"}],
     "Pending"}`` (``Item`` is the item now; a deleted item has ``OldItem``, as it was before the delete;
     ``Fields`` the attributes changed since the last push, absent when the pending change created or
     deleted the item)."""
@@ -177,7 +178,7 @@ def read_changes(engine: Engine, table_name: str, limit: int = 100, after_seq: i
     limit = max(1, min(int(limit), MAX_READ))
     with engine.storage.read() as conn:
         rows = conn.execute(
-            "SELECT key, seq, at, base, gone, fields FROM dynabase_changes WHERE tbl = ? AND seq > ? "
+            "SELECT key, seq, at, base, gone, fields, ver FROM dynabase_changes WHERE tbl = ? AND seq > ? "
             "ORDER BY seq LIMIT ?",
             (table.name, after_seq, limit),
         ).fetchall()
@@ -185,9 +186,11 @@ def read_changes(engine: Engine, table_name: str, limit: int = 100, after_seq: i
             "SELECT count(*) FROM dynabase_changes WHERE tbl = ?", (table.name,)
         ).fetchone()[0]
         changes = []
-        for key_text, seq, at, base, gone, fields in rows:
+        for key_text, seq, at, base, gone, fields, version in rows:
             key = load_item(key_text, 0)
             change: dict[str, Any] = {"Key": key, "Seq": seq, "At": at}
+            if version:
+                change["Version"] = version
             if base:
                 change["Base"] = base
             if fields is not None:
@@ -199,6 +202,19 @@ def read_changes(engine: Engine, table_name: str, limit: int = 100, after_seq: i
                 change["OldItem"] = load_item(gone, 0)
             changes.append(change)
     return {"Changes": changes, "Pending": pending}
+
+
+def pin_versions(engine: Engine, table_name: str, pins: list[dict]) -> None:
+    """Fix the version each change (``{"Key", "Seq", "Version"}``) is pushed with, so that a retry after a lost
+    answer sends the same version (a newer write of the key unpins it)."""
+    table = _captured_table(engine, table_name)
+    with engine.storage.write() as conn:
+        for pin in pins:
+            row = Row(table, pin["Key"])
+            conn.execute(
+                "UPDATE dynabase_changes SET ver = ? WHERE tbl = ? AND pk = ? AND sk = ? AND seq = ?",
+                (pin["Version"], table.name, row.pk, row.sk, pin["Seq"]),
+            )
 
 
 def ack_changes(engine: Engine, table_name: str, acks: list[dict], tombstone_seconds: float) -> dict:
@@ -310,12 +326,12 @@ def apply_changes(
             version_parts(version)
             row = Row(table, key)
             pending = conn.execute(
-                "SELECT at, base FROM dynabase_changes WHERE tbl = ? AND pk = ? AND sk = ?",
+                "SELECT at, base, ver FROM dynabase_changes WHERE tbl = ? AND pk = ? AND sk = ?",
                 (table.name, row.pk, row.sk),
             ).fetchone()
             current, _ = read_row(conn, table, row)
             if pending is not None:
-                if version <= pending_version(pending[0], pending[1], offset_ms, node):
+                if version <= (pending[2] or pending_version(pending[0], pending[1], offset_ms, node)):
                     counts["Skipped"] += 1
                     continue
                 conn.execute(

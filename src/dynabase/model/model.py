@@ -24,6 +24,7 @@ from datetime import date, datetime, timezone
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
+from ..clock import DELETED_ATTR
 from . import ids
 from .blocks import Block, ModelSpec
 from .codec import encode
@@ -39,6 +40,7 @@ from .errors import (
 from .expression import Expression
 from .paging import Page
 from .spec import MISSING, FieldSpec, IndexSpec
+from .syncmeta import cloud_command
 from .values import js_str, read_date, write_date
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -330,7 +332,7 @@ class Model:
                     "ConsistentRead": bool(params.get("consistent")),
                 }
                 raw = table.execute(self.name, "get", "get_item", cmd, params).get("Item")
-                if not raw:
+                if not raw or DELETED_ATTR in raw:  # none, or a sync tombstone
                     return None
                 tag = raw.get(self.type_field)
                 if self._plan is not None and (tag is None or tag.get("S") == self.name):
@@ -1207,6 +1209,10 @@ class Model:
         p = expr.params
         cmd = expr.command()
         table = self.table
+        wire = op  # the operation sent: a cloud-side remove of a synced model writes a tombstone
+        synced = table.side == "cloud" and self.name in table.sync_plan.models
+        if synced:
+            wire, cmd = cloud_command(table.sync_plan, self.name, op, cmd, expr.properties, p.get("exists"))
         if p.get("execute") is False:
             table.log(
                 "info" if p.get("log") else "data",
@@ -1218,7 +1224,7 @@ class Model:
         if transaction is not None:
             if p.get("batch") is not None:
                 raise OneTableArgError("Cannot have batched transactions")
-            top = TRANSACT_OPS.get(op)
+            top = TRANSACT_OPS.get(wire)
             if top is None:
                 raise OneTableArgError(f"Unknown transaction operation {op}")
             p["expression"] = expr
@@ -1235,13 +1241,13 @@ class Model:
                 entry = requests.setdefault(table.name, {"Keys": []})
                 entry["Keys"].append(cmd["Keys"])
             else:
-                bop = BATCH_OPS.get(op)
+                bop = BATCH_OPS.get(wire)
                 if bop is None:
                     raise OneTableArgError(f'Unsupported batch operation "{op}"')
                 requests.setdefault(table.name, []).append({bop: cmd})
             return self._transform_read(op, expr.properties, expr.properties, p)
 
-        method = CLIENT_METHODS[op]
+        method = CLIENT_METHODS[wire]
         stats = p.get("stats")
         if stats is not None:
             stats.setdefault("count", 0)
@@ -1286,6 +1292,8 @@ class Model:
             if not last_key or pages >= max_pages:
                 break
 
+        if synced:  # a tombstone is no item
+            raw = [item for item in raw if DELETED_ATTR not in item]
         decoder = table.decoder
         if op not in ("find", "scan"):
             if op == "put":

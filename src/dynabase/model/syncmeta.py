@@ -10,17 +10,32 @@ from which devices pull, and TTL on the tombstones' expiry attribute.
 
 from __future__ import annotations
 
+import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..clock import SCOPE_ATTR, SEQ_ATTR, SYNC_ATTRS, TTL_ATTR
+from ..clock import (
+    DELETED_ATTR,
+    SCOPE_ATTR,
+    SEQ_ATTR,
+    SYNC_ATTRS,
+    TTL_ATTR,
+    VERSION_ATTR,
+    make_seq,
+    make_version,
+    wall_clock,
+)
 from ..schema.template import Template
+from .errors import OneTableArgError
 
 if TYPE_CHECKING:
     from .table import Table
 
 SYNC_INDEX = "syncIndex"
+#: how long a tombstone written by the cloud-side entity layer lives (``Table(..., sync_tombstone_ttl=)``)
+TOMBSTONE_TTL = 30 * 86400
 DIRECTIONS = ("up", "down", "both")
 
 
@@ -63,6 +78,7 @@ class SyncPlan:
                 scope = _get(entry, "scope")
                 self.models[name] = ModelSync(name, direction, Template(scope) if scope else None)
         self.ttl_attribute = self._ttl_attribute()
+        self.tombstone_ttl = float(getattr(table, "sync_tombstone_ttl", TOMBSTONE_TTL))
 
     def _ttl_attribute(self) -> str:
         """The attribute tombstones expire by: the schema's own TTL field (a table has one), else ``_syncTtl``."""
@@ -133,3 +149,104 @@ def sync_index_definition() -> tuple[dict[str, Any], list[dict[str, str]]]:
         {"AttributeName": SEQ_ATTR, "AttributeType": "S"},
     ]
     return index, attributes
+
+
+# -- the cloud side of the entity layer: writes carry sync metadata, removes leave tombstones -------------------
+
+CLOUD_NODE = "cloud"
+_clock_lock = threading.Lock()
+_last_stamp = [0, 0]  # (ms, counter) of this process's newest cloud-side version
+_CLAUSE = re.compile(r"\b(SET|REMOVE|ADD|DELETE)\b", re.IGNORECASE)
+
+
+def cloud_version() -> tuple[str, str]:
+    """A new version and arrival stamp for a cloud-side entity write (monotonic within the process)."""
+    ms = int(wall_clock() * 1000)
+    with _clock_lock:
+        if ms > _last_stamp[0]:
+            _last_stamp[:] = [ms, 0]
+        else:
+            _last_stamp[1] += 1
+        stamp_ms, counter = _last_stamp
+    return make_version(stamp_ms, counter, CLOUD_NODE), make_seq(stamp_ms, CLOUD_NODE)
+
+
+def _add_clause(expression: str, keyword: str, parts: list[str]) -> str:
+    """``expression`` with ``parts`` added to its ``keyword`` clause (created when absent)."""
+    for match in _CLAUSE.finditer(expression):
+        if match.group(1).upper() == keyword:
+            at = match.end()
+            return f"{expression[:at]} {', '.join(parts)},{expression[at:]}"
+    return f"{expression} {keyword} {', '.join(parts)}".strip()
+
+
+def _guard(cmd: dict, names: dict, creating: bool) -> None:
+    """A tombstone counts as no item: a create may replace it; other conditions need a live item."""
+    condition = cmd.get("ConditionExpression")
+    if not condition:
+        return
+    names["#_sd"] = DELETED_ATTR
+    if creating:
+        cmd["ConditionExpression"] = f"({condition}) OR attribute_exists(#_sd)"
+    else:
+        cmd["ConditionExpression"] = f"({condition}) AND attribute_not_exists(#_sd)"
+
+
+def cloud_command(
+    plan: SyncPlan, model_name: str, op: str, cmd: dict, properties: Mapping[str, Any], exists: Any
+) -> tuple[str, dict]:
+    """A cloud-side command of a synced model, with what sync needs: ``(operation, command)``. Reads hide
+    tombstones (a filter), writes carry version, arrival stamp and scope, and a delete becomes a tombstone
+    (``put``)."""
+    model = plan.models[model_name]
+    names = dict(cmd.get("ExpressionAttributeNames") or {})
+    if op in ("find", "scan"):
+        names["#_sd"] = DELETED_ATTR
+        existing = cmd.get("FilterExpression")
+        cmd["FilterExpression"] = (
+            f"({existing}) AND attribute_not_exists(#_sd)" if existing else "attribute_not_exists(#_sd)"
+        )
+        cmd["ExpressionAttributeNames"] = names
+        return op, cmd
+    if op not in ("put", "update", "delete"):
+        return op, cmd
+    try:
+        scope = plan.properties_scope(model, properties)
+    except ValueError as error:
+        raise OneTableArgError(f"Cannot write {model_name} on the cloud side: {error}") from None
+    version, seq = cloud_version()
+    meta = {VERSION_ATTR: {"S": version}, SEQ_ATTR: {"S": seq}, SCOPE_ATTR: {"S": scope}}
+    if op == "put":
+        cmd["Item"] = {**cmd["Item"], **meta}
+        _guard(cmd, names, exists is False)
+    elif op == "update":
+        values = dict(cmd.get("ExpressionAttributeValues") or {})
+        sets = []
+        for i, (name, value) in enumerate(meta.items()):
+            names[f"#_s{i}"] = name
+            values[f":_s{i}"] = value
+            sets.append(f"#_s{i} = :_s{i}")
+        removes = ["#_sd"]
+        names["#_sd"] = DELETED_ATTR
+        if plan.ttl_attribute == TTL_ATTR:
+            names["#_st"] = TTL_ATTR
+            removes.append("#_st")
+        expression = _add_clause(cmd.get("UpdateExpression") or "", "SET", sets)
+        cmd["UpdateExpression"] = _add_clause(expression, "REMOVE", removes)
+        cmd["ExpressionAttributeValues"] = values
+        _guard(cmd, names, exists is None)
+    else:
+        expires = int(wall_clock() + plan.tombstone_ttl)
+        item = {
+            **cmd.pop("Key"),
+            plan.type_field: {"S": model_name},
+            **meta,
+            DELETED_ATTR: {"BOOL": True},
+            plan.ttl_attribute: {"N": str(expires)},
+        }
+        cmd["Item"] = item
+        _guard(cmd, names, False)
+        op = "put"
+    if names:
+        cmd["ExpressionAttributeNames"] = names
+    return op, cmd

@@ -252,6 +252,7 @@ class Sync:
             changes = page["Changes"]
             if not changes:
                 break
+            self._pin(changes)
             acks = []
             for change in changes:
                 after = change["Seq"]
@@ -266,6 +267,22 @@ class Sync:
                 self.progress("push", result.pushed)
         return result
 
+    def _pin(self, changes: list[dict]) -> None:
+        """Give each change its version once (a retry after a lost answer must send the same one)."""
+        pins = []
+        for change in changes:
+            if "Version" not in change:
+                source = change.get("Item") or change.get("OldItem")
+                model = self.plan.model_of(source)
+                if model is None or not model.pushes:
+                    continue
+                change["Version"] = next_version(
+                    change["At"] - self.offset_ms, self.device_id, change.get("Base")
+                )
+                pins.append({"Key": change["Key"], "Seq": change["Seq"], "Version": change["Version"]})
+        if pins:
+            self.client.pin_versions(TableName=self.device.name, Pins=pins)
+
     def _push_one(self, change: dict, result: SyncResult) -> dict | None:
         """Push one change; the ack to send (None when the change was settled otherwise, by a conflict)."""
         item = change.get("Item")
@@ -274,7 +291,7 @@ class Sync:
         ack = {"Key": change["Key"], "Seq": change["Seq"]}
         if model is None or not model.pushes:
             return ack  # not a model that syncs up: nothing to push
-        version = next_version(change["At"] - self.offset_ms, self.device_id, change.get("Base"))
+        version = change["Version"]
         cloud_item = self._cloud_item(model, item, source, change["Key"], version)
         stamped = time.monotonic()
         try:
