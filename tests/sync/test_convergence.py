@@ -237,6 +237,16 @@ def test_down_items_reach_only_the_devices_in_their_scope(make_world: Any) -> No
     assert world.read("dev-0", mine.key) is None
 
 
+def test_a_cloud_remove_of_a_scoped_item_reaches_its_device(make_world: Any) -> None:
+    world = make_world("scope-remove")
+    mine = world.entity_write(CLOUD, "Down", "create", {"id": "a", "deviceId": "dev-1", "n": 1})
+    converged(world)
+    assert world.read("dev-1", mine.key) == mine.item
+    world.entity_write(CLOUD, "Down", "remove", {"id": "a", "deviceId": "dev-1"})
+    converged(world)
+    assert world.read("dev-1", mine.key) is None
+
+
 # -- the checker can fail ------------------------------------------------------------------------------------------
 
 
