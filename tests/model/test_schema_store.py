@@ -95,6 +95,7 @@ PROCESS_SCHEMA = {
     "format": "onetable:1.1.0",
     "version": "0.0.1",
     "indexes": {"primary": {"hash": "pk", "sort": "sk"}},
+    "params": {"timestamps": True},  # Fault syncs: sync keeps the newer write
     "process": {"Status": {"enable": "cloud"}, "Reading": {"enable": "device"}, "Fault": {"sync": "up"}},
     "models": {
         name: {

@@ -35,12 +35,26 @@ def test_cloudformation_ioto():
         "AttributeDefinitions": [
             {"AttributeName": "pk", "AttributeType": "S"},
             {"AttributeName": "sk", "AttributeType": "S"},
+            {"AttributeName": "_syncScope", "AttributeType": "S"},
+            {"AttributeName": "_syncSeq", "AttributeType": "S"},
         ],
         "KeySchema": [
             {"AttributeName": "pk", "KeyType": "HASH"},
             {"AttributeName": "sk", "KeyType": "RANGE"},
         ],
         "BillingMode": "PAY_PER_REQUEST",
+        # Fault syncs up: devices pull from the sync index; sync's tombstones expire by TTL
+        "GlobalSecondaryIndexes": [
+            {
+                "IndexName": "syncIndex",
+                "KeySchema": [
+                    {"AttributeName": "_syncScope", "KeyType": "HASH"},
+                    {"AttributeName": "_syncSeq", "KeyType": "RANGE"},
+                ],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+        "TimeToLiveSpecification": {"AttributeName": "_syncTtl", "Enabled": True},
         "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
         "DeletionProtectionEnabled": {"Ref": "DeletionProtection"},
     }
@@ -158,7 +172,11 @@ def test_ttl_options():
     with pytest.raises(ValueError, match="ttl field is stored in 'TimeToLive'"):
         cloudformation(schema, IacOptions("x-1", ttl="expires"))
     ioto = load("ioto")
-    assert "TimeToLiveSpecification" not in props(cloudformation(ioto, IacOptions("x-1")))
+    assert props(cloudformation(ioto, IacOptions("x-1")))["TimeToLiveSpecification"] == {
+        "AttributeName": "_syncTtl",  # Fault syncs: tombstones expire
+        "Enabled": True,
+    }
+    assert "TimeToLiveSpecification" not in props(cloudformation(ioto, IacOptions("x-1", ttl=False)))
     with pytest.raises(ValueError, match="has no ttl field"):
         cloudformation(ioto, IacOptions("x-1", ttl=True))
     assert props(cloudformation(ioto, IacOptions("x-1", ttl="expires")))["TimeToLiveSpecification"] == {

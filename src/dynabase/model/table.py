@@ -418,16 +418,11 @@ class Table:
         ``ttl="attr"`` also enables TTL on that attribute.
 
         With synced models, a ``side="cloud"`` table also gets the sync index and TTL on the tombstones'
-        expiry attribute; a ``side="device"`` table (an embedded client) gets change capture of the models
-        that sync up."""
+        expiry attribute; a ``side="device"`` table gets change capture of the models that sync up (the
+        embedded client only: the engine captures changes)."""
         plan = self.sync_plan
         if self.side == "cloud" and plan.models and ttl is None:
             ttl = plan.ttl_attribute
-        if self.side == "device" and plan.models and not hasattr(self.client, "enable_change_capture"):
-            raise OneTableArgError(
-                "A device-side table with synced models needs the embedded client (dynabase.connect): "
-                "sync captures its changes in the engine"
-            )
         definition = self.get_table_definition(**params)
         self.log("trace", f'OneTable createTable for "{self.name}"', definition=definition)
         try:
@@ -446,7 +441,10 @@ class Table:
                 TableName=self.name, TimeToLiveSpecification={"Enabled": True, "AttributeName": ttl}
             )
         if self.side == "device" and plan.models:
-            self.enable_change_capture()
+            if hasattr(self.client, "enable_change_capture"):
+                self.enable_change_capture()
+            else:  # only the embedded engine captures changes; dynabase.sync refuses such a device table
+                self.log("warn", f'Table "{self.name}": no change capture on this client, so it cannot sync')
         return result
 
     def enable_change_capture(self) -> None:

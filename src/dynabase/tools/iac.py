@@ -27,6 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..clock import TTL_ATTR
+from ..model.syncmeta import sync_index_definition
 from ..schema import Schema
 from .common import dynamo_projection
 
@@ -101,6 +103,11 @@ def ttl_attribute(schema: Schema) -> str | None:
     return None
 
 
+def _synced(schema: Schema) -> bool:
+    """Whether some model syncs between device and cloud (``process.<Model>.sync``, on both sides)."""
+    return any(p.sync != "none" and p.enable == "both" for p in schema.process.values())
+
+
 def _ttl(schema: Schema, options: IacOptions) -> str | None:
     declared = ttl_attribute(schema)
     if options.ttl is False:
@@ -155,6 +162,13 @@ def table_properties(schema: Schema, options: IacOptions) -> dict[str, Any]:
             if options.provisioned:
                 entry["ProvisionedThroughput"] = options.throughput
             gsis.append(entry)
+    synced = _synced(schema)
+    if synced:  # devices pull from the sync index (see dynabase.sync)
+        index, attributes = sync_index_definition()
+        if options.provisioned:
+            index["ProvisionedThroughput"] = options.throughput
+        gsis.append(index)
+        props["AttributeDefinitions"] += [a for a in attributes if a["AttributeName"] not in types]
     if gsis:
         props["GlobalSecondaryIndexes"] = gsis
     if lsis:
@@ -162,6 +176,8 @@ def table_properties(schema: Schema, options: IacOptions) -> dict[str, Any]:
     if options.stream:
         props["StreamSpecification"] = {"StreamViewType": options.stream}
     ttl = _ttl(schema, options)
+    if synced and ttl is None and options.ttl is not False:
+        ttl = TTL_ATTR  # sync's tombstones expire
     if ttl:
         props["TimeToLiveSpecification"] = {"AttributeName": ttl, "Enabled": True}
     if options.pitr:
