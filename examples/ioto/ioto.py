@@ -6,10 +6,13 @@ each model lives and how it travels:
 * ``Status: {enable: 'cloud'}`` -- the Status model exists in the cloud table only: a device-side table
   (``Table(..., side="device")``) has no Status model (``ModelDisabledError``), a cloud-side one has it;
 * ``Fault: {sync: 'up', metrics: [...]}`` -- faults are recorded on the device and replicated up to the
-  cloud (:func:`sync`); the metrics entry says which CloudWatch-style metrics to derive (:func:`metrics`).
+  cloud (:func:`open_sync`); the metrics entry says which CloudWatch-style metrics to derive (:func:`metrics`);
+* ``Settings: {sync: 'down', scope: '${deviceId}'}`` (a dynabase addition) -- the cloud writes a device's
+  settings and only that device receives them.
 
-The device side is the embedded engine (``dynabase.connect(path)``); the cloud side is AWS DynamoDB
-(``dynabase.aws(...)`` / ``boto3.client("dynamodb")``) or, for a demo, another embedded database.
+The device side is the embedded engine (``dynabase.connect(path)``: it captures the changes to push); the
+cloud side is AWS DynamoDB (``dynabase.aws(...)`` / ``boto3.client("dynamodb")``), DynamoDB Local, or
+``dynabase serve`` as a self-hosted hub.
 
 ``music.json5`` is the page's music example (value templates ``${_type}:${name}``, a nested schema); see
 :func:`add_artist` / :func:`move_artist`.
@@ -24,6 +27,7 @@ from typing import Any
 
 from dynabase.model import Table
 from dynabase.schema import Schema, load_schema
+from dynabase.sync import Sync
 
 SCHEMA = Path(__file__).with_name("schema.json5")
 MUSIC_SCHEMA = Path(__file__).with_name("music.json5")
@@ -107,35 +111,22 @@ def synced_models(schema: Schema, direction: str) -> list[str]:
     return out
 
 
-def sync(source: Table, target: Table, direction: str = "up") -> int:
-    """Replicate the items of the models that sync ``direction`` from ``source`` to ``target``, item for
-    item (keys, timestamps and ids unchanged); returns how many were copied.  A full reconciliation:
-    copying again changes nothing."""
-    schema = load()
-    models = synced_models(schema, direction)
-    if not models:
-        return 0
-    type_field = source.params.type_field
-    names = {f":m{i}": {"S": name} for i, name in enumerate(models)}
-    request: dict[str, Any] = {
-        "TableName": source.name,
-        "FilterExpression": f"#t IN ({', '.join(names)})",
-        "ExpressionAttributeNames": {"#t": type_field},
-        "ExpressionAttributeValues": names,
-    }
-    copied = 0
-    while True:
-        page = source.client.scan(**request)
-        items = page.get("Items", [])
-        for start in range(0, len(items), 25):
-            writes = [{"PutRequest": {"Item": item}} for item in items[start : start + 25]]
-            pending: dict[str, Any] = {target.name: writes}
-            while pending:
-                pending = target.client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-        copied += len(items)
-        if "LastEvaluatedKey" not in page:
-            return copied
-        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+def open_sync(device: Table, cloud: Table, device_id: str, **options: Any) -> Sync:
+    """Replication between the device table and the cloud table as ``process`` says (:mod:`dynabase.sync`):
+    faults go up, the device's settings come down, Status stays in the cloud."""
+    return Sync(device, cloud, device_id=device_id, **options)
+
+
+# == settings (written in the cloud, synced down to their device) ==============================================
+
+
+def set_settings(cloud: Table, device_id: str, **values: Any) -> dict[str, Any]:
+    """The cloud sets a device's settings (``interval``, ``logLevel``); the next sync brings them down."""
+    return cloud.Settings.upsert({"deviceId": device_id, **values})
+
+
+def get_settings(device: Table, device_id: str) -> dict[str, Any] | None:
+    return device.Settings.get({"deviceId": device_id})
 
 
 def metrics(schema: Schema, model: str, items: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:

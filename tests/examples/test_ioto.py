@@ -1,5 +1,6 @@
 """Ioto (examples/ioto): the page's device schema on a device-side and a cloud-side table -- ``process``
-honoured (Status only in the cloud, Fault synced up, its metrics entry), Fault's enum severity, ULID ids and
+honoured (Status only in the cloud, Fault synced up, Settings down to their device, its metrics entry),
+Fault's enum severity, ULID ids and
 ISO dates, timestamps -- and the page's music example, on every backend."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 from ioto import ioto
 
+import dynabase
 from ddb_helpers import delete_table_quietly, unique_table_name
 from dynabase.model import ModelDisabledError, ValidationError
 from dynabase.schema import ulid_timestamp
@@ -49,7 +51,7 @@ def fault(table, device_id: str = "dev-01", severity: str = "warn", **more: Any)
 def test_the_schema_as_the_page_gives_it():
     schema = ioto.load()
     assert schema.format == "onetable:1.1.0" and schema.version == "0.0.1"
-    assert list(schema.models) == ["Status", "Fault"]
+    assert list(schema.models) == ["Status", "Fault", "Settings"]  # Settings: a dynabase addition
     assert (schema.params.iso_dates, schema.params.timestamps) == (True, True)
     status, fault_process = schema.process_for("Status"), schema.process_for("Fault")
     assert (status.enable, status.sync) == ("cloud", "none")
@@ -69,8 +71,8 @@ def test_the_schema_as_the_page_gives_it():
 
 def test_device_side_has_no_status_and_cloud_side_has_it(tables):
     device, cloud = tables
-    assert device.list_models() == ["Fault"]
-    assert cloud.list_models() == ["Status", "Fault"]
+    assert device.list_models() == ["Fault", "Settings"]
+    assert cloud.list_models() == ["Status", "Fault", "Settings"]
     with pytest.raises(ModelDisabledError, match="cloud side only"):
         device.model("Status")
     with pytest.raises(ModelDisabledError):
@@ -166,21 +168,37 @@ def test_status_in_the_cloud(tables):
     assert len(scan(cloud)) == 1
 
 
-def test_faults_sync_up_and_status_stays_in_the_cloud(tables):
-    device, cloud = tables
-    fault(device, at=T0)
-    fault(device, "dev-02", severity="error", at=T0)
-    ioto.set_status(cloud, {"firmware": "2.1.0"}, "0.0.1")
-    schema = ioto.load()
-    assert ioto.synced_models(schema, "up") == ["Fault"]
-    assert ioto.synced_models(schema, "down") == []
-    assert ioto.sync(device, cloud, "up") == 2
-    cloud_faults = [i for i in scan(cloud) if i["_type"]["S"] == "Fault"]
-    assert cloud_faults == scan(device)  # item for item: keys, ids and timestamps unchanged
-    assert ioto.sync(device, cloud, "up") == 2 and len(scan(cloud)) == 3  # again: nothing new
-    assert ioto.sync(cloud, device, "down") == 0
-    assert {i["_type"]["S"] for i in scan(device)} == {"Fault"}
-    assert [f["severity"] for f in ioto.faults(cloud, "dev-02")] == ["error"]
+def test_faults_sync_up_settings_down_and_status_stays_in_the_cloud(client: Any) -> None:
+    name = unique_table_name("ioto-sync-")
+    device = ioto.open_table(dynabase.connect(":memory:"), "device", name, create=True)
+    cloud = ioto.open_table(client, "cloud", name, create=True)
+    try:
+        sync = ioto.open_sync(device, cloud, "dev-01")
+        fault(device, at=T0)
+        fault(device, "dev-01", severity="error", at=T0)
+        ioto.set_status(cloud, {"firmware": "2.1.0"}, "0.0.1")
+        ioto.set_settings(cloud, "dev-01", interval=30, logLevel="info")
+        ioto.set_settings(cloud, "dev-02", interval=90)
+        schema = ioto.load()
+        assert ioto.synced_models(schema, "up") == ["Fault"]
+        assert ioto.synced_models(schema, "down") == ["Settings"]
+        result = sync.sync_once()
+        assert (result.pushed, result.pulled, result.in_step) == (2, 1, True)
+        cloud_faults = {f["id"]: f for f in ioto.faults(cloud, "dev-01")}
+        assert cloud_faults == {
+            f["id"]: f for f in ioto.faults(device, "dev-01")
+        }  # ids, timestamps unchanged
+        assert ioto.get_settings(device, "dev-01")["interval"] == 30
+        assert ioto.get_settings(device, "dev-02") is None  # another device's settings stay away
+        assert {i["_type"]["S"] for i in scan(device)} == {"Fault", "Settings"}  # no Status on the device
+        assert (sync.sync_once().pushed, sync.sync_once().pulled) == (0, 0)  # again: nothing new
+        removed = next(iter(cloud_faults))
+        device.Fault.remove({"deviceId": "dev-01", "id": removed})
+        assert sync.sync_once().deletes == 1
+        assert removed not in {f["id"] for f in ioto.faults(cloud, "dev-01")}
+    finally:
+        device.client.close()
+        delete_table_quietly(client, name)
 
 
 def test_metrics_entry():
@@ -229,6 +247,10 @@ def test_run_end_to_end_on_the_embedded_default(capsys):
 
     run.main()
     out = capsys.readouterr().out
-    assert "device table 'ioto-device'" in out and "models ['Fault']" in out
-    assert "copied 2 items up; 0 down" in out
-    assert "device items after sync: ['Fault']" in out
+    assert "device table 'ioto-device'" in out and "models ['Fault', 'Settings']" in out
+    assert "(dynabase serve)" in out
+    assert "SyncResult(pushed=2, pulled=1, conflicts=0, deletes=0, in_step=True)" in out
+    assert "device settings: {'interval': 30, 'logLevel': 'info'}" in out
+    assert "dev-02's settings on this device: None" in out
+    assert "device items after sync: ['Fault', 'Settings']" in out
+    assert "SyncResult(pushed=1, pulled=0, conflicts=0, deletes=1, in_step=True)" in out

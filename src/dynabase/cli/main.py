@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import demo, schema_tools, serve, transfer
+from . import demo, schema_tools, serve, sync, transfer
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,6 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.register(commands)
     transfer.register(commands)
     schema_tools.register(commands)
+    sync.register(commands)
     return parser
 
 

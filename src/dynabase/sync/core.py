@@ -116,6 +116,8 @@ class Sync:
         self.progress = progress
         self.clock: Callable[[], float] = getattr(self.client, "clock", wall_clock)
         self.endpoint = str(getattr(getattr(cloud.client, "meta", None), "endpoint_url", "") or "the cloud")
+        if not device.exists():
+            device.create_table()
         device.enable_change_capture()
         state = self._state()
         self.device_id = device_id or state.get(_STATE_DEVICE) or uuid.uuid4().hex[:12]

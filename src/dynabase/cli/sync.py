@@ -1,0 +1,226 @@
+"""``dynabase sync``: keep a device database and a cloud table in step (see docs/sync.md).
+
+    dynabase sync schema.json5 --db device.db --table app --endpoint-url https://dynamodb.eu-west-1.amazonaws.com --once
+    dynabase sync schema.json5 --db device.db --table app --endpoint-url http://127.0.0.1:8000 --watch
+    dynabase sync status schema.json5 --db device.db --table app
+
+``--once`` pushes and pulls everything pending and exits 0 when both sides are in step, 1 with a message on
+stderr when it could not finish. ``--watch`` keeps them in step until interrupted: Ctrl-C (or SIGTERM) lets
+the batch in flight finish, then exits 0. AWS credentials come from the usual environment variables or
+profile. The cloud table is ``--table``; the device table in DEVICE_DB has the same name (created on first use).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from typing import Any
+
+EXIT_OK, EXIT_ERROR = 0, 1
+ONCE_ROUNDS = 5  # --once: rounds to reach a state where both sides are in step (writes may race it)
+
+
+def register(commands: Any) -> None:
+    p = commands.add_parser(
+        "sync",
+        help="sync a device database with a cloud table (the schema's process map)",
+        description="Push the device's captured changes to the cloud table and pull the changes meant for it, "
+        "as the schema's process map says (process.<Model>.sync: up, down, both). `dynabase sync status "
+        "SCHEMA ...` prints pending changes, checkpoints, lag, clock offset and the last error.",
+    )
+    p.add_argument("target", nargs="+", metavar="SCHEMA", help="the schema file (or: status SCHEMA)")
+    p.add_argument("--db", required=True, metavar="DEVICE_DB", help="the device's embedded database file")
+    p.add_argument("--table", required=True, metavar="TABLE", help="the cloud table (and the device table)")
+    p.add_argument("--endpoint-url", metavar="URL", help="the cloud endpoint (default: AWS for --region)")
+    p.add_argument(
+        "--region", metavar="R", help="region (default: AWS_REGION, AWS_DEFAULT_REGION, us-east-1)"
+    )
+    p.add_argument(
+        "--device-id", metavar="ID", help="this device's id (default: the one stored in DEVICE_DB)"
+    )
+    p.add_argument(
+        "--context",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a table context value for scope templates (repeatable; deviceId is always there)",
+    )
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--once", action="store_true", help="sync everything pending, then exit")
+    mode.add_argument("--watch", action="store_true", help="keep syncing until interrupted")
+    p.add_argument("--interval", type=float, default=1.0, metavar="S", help="--watch: seconds between pulls")
+    p.add_argument("--batch-size", type=int, default=100, metavar="N", help="changes per batch (default 100)")
+    p.add_argument(
+        "--tombstone-ttl",
+        type=float,
+        default=30 * 86400,
+        metavar="S",
+        help="tombstone lifetime (default 30 days)",
+    )
+    p.add_argument(
+        "--retries",
+        type=int,
+        default=3,
+        metavar="N",
+        help="--once: attempts when the endpoint is busy or unreachable (default 3, with backoff)",
+    )
+    p.add_argument("--json", action="store_true", help="status: print JSON")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    p.set_defaults(run=run)
+
+
+def _fail(message: str) -> int:
+    print(f"dynabase sync: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+class _Progress:
+    """Counts on stderr, at most once a second (long first syncs)."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet, self.last, self.counts = quiet, 0.0, {"push": 0, "pull": 0}
+
+    def __call__(self, phase: str, done: int) -> None:
+        self.counts[phase] = done
+        now = time.monotonic()
+        if not self.quiet and now - self.last >= 1.0:
+            self.last = now
+            print(f"sync: pushed {self.counts['push']}, pulled {self.counts['pull']}...", file=sys.stderr)
+
+
+def _open(args: argparse.Namespace, schema_path: str, progress: Any) -> Any:
+    import dynabase
+    from dynabase.model import Table
+    from dynabase.sync import Sync
+
+    from ..tools.common import load
+
+    schema = load(schema_path)
+    context = {}
+    for entry in args.context:
+        name, sep, value = entry.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--context {entry!r}: expected NAME=VALUE")
+        context[name] = value
+    device = Table(args.table, dynabase.connect(args.db), schema, side="device", context=context)
+    if not device.exists():
+        device.create_table()
+    region = (
+        args.region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+    )
+    cloud_client = _cloud_client(args.endpoint_url, region)
+    cloud = Table(args.table, cloud_client, schema, side="cloud", context=context)
+    return Sync(
+        device,
+        cloud,
+        device_id=args.device_id,
+        batch_size=args.batch_size,
+        tombstone_ttl=args.tombstone_ttl,
+        progress=progress,
+    )
+
+
+def _cloud_client(endpoint_url: str | None, region: str) -> Any:
+    import boto3
+    from botocore.config import Config
+
+    config = Config(retries={"mode": "standard", "max_attempts": 3}, connect_timeout=5, read_timeout=20)
+    return boto3.client("dynamodb", endpoint_url=endpoint_url, region_name=region, config=config)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..schema import SchemaError
+    from ..sync import SyncError
+
+    target = list(args.target)
+    status = len(target) == 2 and target[0] == "status"
+    if len(target) != 1 and not status:
+        return _fail("expected SCHEMA, or: status SCHEMA")
+    if not status and not (args.once or args.watch):
+        return _fail("say --once or --watch")
+    if status and not os.path.exists(args.db):
+        return _fail(f"{args.db}: no such device database")
+    try:
+        sync = _open(args, target[-1], _Progress(args.quiet))
+        if status:
+            return _status(sync, args.json)
+        if args.once:
+            return _once(sync, max(1, args.retries))
+        return _watch(sync, args.interval)
+    except SchemaError as error:
+        for issue in error.errors:
+            print(str(issue), file=sys.stderr)
+        return _fail(f"{target[-1]}: invalid schema")
+    except (SyncError, ValueError, OSError) as error:
+        return _fail(str(error))
+
+
+def _once(sync: Any, retries: int) -> int:
+    from ..sync import SyncError
+    from ..sync.loop import Backoff
+
+    backoff = Backoff(0.5, 8.0)
+    total = None
+    for _ in range(ONCE_ROUNDS):
+        for attempt in range(retries):
+            try:
+                result = sync.sync_once()
+                break
+            except SyncError as error:
+                if not error.retryable or attempt == retries - 1:
+                    raise
+                time.sleep(backoff.next())
+        if total is None:
+            total = result
+        else:
+            total.add(result)
+        if result.in_step:
+            print(
+                f"in step: pushed {total.pushed}, pulled {total.pulled}, conflicts {total.conflicts}, "
+                f"deletes {total.deletes}",
+                file=sys.stderr,
+            )
+            return EXIT_OK
+    return _fail(f"not in step after {ONCE_ROUNDS} rounds: {sync.pending()} changes still pending")
+
+
+def _watch(sync: Any, interval: float) -> int:
+    stop = threading.Event()
+
+    def interrupted(signum: int, frame: Any) -> None:
+        if stop.is_set():  # a second Ctrl-C: stop now
+            raise KeyboardInterrupt
+        print("sync: stopping after the batch in flight...", file=sys.stderr)
+        stop.set()
+
+    previous = {sig: signal.signal(sig, interrupted) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        print(f"sync: watching (device {sync.device_id}); Ctrl-C to stop", file=sys.stderr)
+        sync.run(interval=interval, stop=stop)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return EXIT_OK
+
+
+def _status(sync: Any, as_json: bool) -> int:
+    status = sync.status()
+    if as_json:
+        print(json.dumps(status.__dict__, indent=2, default=str))
+        return EXIT_OK
+    offset = "unknown" if status.clock_offset is None else f"{status.clock_offset:+.3f} s"
+    lag = "unknown" if status.lag_seconds is None else f"{status.lag_seconds:.1f} s"
+    print(f"device id:       {status.device_id}")
+    print(f"pending changes: {status.pending}")
+    print(f"lag:             {lag}")
+    print(f"clock offset:    {offset}")
+    print(f"last sync:       {status.last_sync or 'never'}")
+    print(f"last error:      {status.last_error or 'none'}")
+    for scope, checkpoint in sorted(status.checkpoints.items()):
+        print(f"checkpoint {scope}: {checkpoint}")
+    return EXIT_OK

@@ -1,0 +1,114 @@
+"""``dynabase sync``: --once, --watch with a clean Ctrl-C, status, and clear failures."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import dynabase
+from backends import boto3_client, free_loopback_port
+from dynabase.cli.main import main
+from dynabase.model import Table
+from dynabase.server import run_in_thread
+
+from .test_sync import SCHEMA
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+@pytest.fixture
+def cloud(tmp_path: Path, monkeypatch: Any) -> Any:
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "fake")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "fake")
+    engine = dynabase.Engine(":memory:")
+    url, stop = run_in_thread(engine)
+    client = boto3_client("dynamodb", url)
+    table = Table("clitable", client, SCHEMA, side="cloud")
+    table.create_table()
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(SCHEMA))
+    yield url, table, schema
+    stop()
+    engine.close()
+
+
+def _args(schema: Path, db: Path, url: str, *extra: str) -> list[str]:
+    return ["sync", str(schema), "--db", str(db), "--table", "clitable", "--endpoint-url", url, *extra]
+
+
+def test_once_pushes_pulls_and_status_reports(cloud: Any, tmp_path: Path, capsys: Any) -> None:
+    url, table, schema = cloud
+    db = tmp_path / "device.db"
+    table.Note.create({"id": "from-cloud", "text": "down"})
+    table.Setting.create({"deviceId": "dev7", "name": "rate", "value": "3"})
+    assert main(_args(schema, db, url, "--device-id", "dev7", "--once")) == 0
+    assert "in step" in capsys.readouterr().err
+    device = Table("clitable", dynabase.connect(str(db)), SCHEMA, side="device")
+    assert device.Note.get({"id": "from-cloud"})["text"] == "down"
+    assert device.Setting.get({"deviceId": "dev7", "name": "rate"})["value"] == "3"
+    device.Note.create({"id": "from-device", "text": "up"})
+    device.client.close()
+    assert main(_args(schema, db, url, "--once", "-q")) == 0  # the device id is the stored one
+    assert table.Note.get({"id": "from-device"})["text"] == "up"
+    assert main(["sync", "status", str(schema), "--db", str(db), "--table", "clitable", "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert (
+        status["device_id"] == "dev7" and status["pending"] == 0 and "Setting#dev7" in status["checkpoints"]
+    )
+    assert main(["sync", "status", str(schema), "--db", str(db), "--table", "clitable"]) == 0
+    assert "pending changes: 0" in capsys.readouterr().out
+
+
+def test_once_fails_clearly(cloud: Any, tmp_path: Path, capsys: Any) -> None:
+    url, table, schema = cloud
+    dead = f"http://127.0.0.1:{free_loopback_port()}"
+    assert main(_args(schema, tmp_path / "d.db", dead, "--once", "--retries", "1")) == 1
+    assert "cannot reach" in capsys.readouterr().err
+    assert main(_args(schema, tmp_path / "d.db", url, "--once", "--table", "nosuchtable")) == 1
+    assert "not found" in capsys.readouterr().err
+    assert main(_args(schema, tmp_path / "d.db", url)) == 1
+    assert "--once or --watch" in capsys.readouterr().err
+    assert (
+        main(["sync", "status", str(schema), "--db", str(tmp_path / "none.db"), "--table", "clitable"]) == 1
+    )
+
+
+def test_watch_keeps_in_step_and_stops_cleanly_on_ctrl_c(cloud: Any, tmp_path: Path) -> None:
+    url, table, schema = cloud
+    db = tmp_path / "device.db"
+    env = {**os.environ, "PYTHONPATH": str(SRC), "AWS_ACCESS_KEY_ID": "fake", "AWS_SECRET_ACCESS_KEY": "fake"}
+    command = [sys.executable, "-c", "from dynabase.cli.main import main; raise SystemExit(main())"]
+    process = subprocess.Popen(
+        [*command, *_args(schema, db, url, "--watch", "--interval", "0.2", "--device-id", "w1")],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        table.Note.create({"id": "live", "text": "to the device"})
+        deadline = time.time() + 20
+        found = None
+        while time.time() < deadline and found is None:
+            time.sleep(0.2)
+            if db.exists():
+                probe = Table("clitable", dynabase.connect(str(db)), SCHEMA, side="device")
+                try:
+                    found = probe.Note.get({"id": "live"}) if probe.exists() else None
+                finally:
+                    probe.client.close()
+        assert found is not None and found["text"] == "to the device"
+        process.send_signal(signal.SIGINT)
+        assert process.wait(20) == 0
+        assert "stopping after the batch in flight" in process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
