@@ -104,11 +104,10 @@ def tombstone_attr() -> str:
 
 
 def clock_tolerance() -> float:
-    """Seconds within which two writes to one key may win either way.
+    """Seconds within which two writes to one key on different replicas may win either way.
 
-    The library's figure when it states one (``dynabase.sync.CLOCK_TOLERANCE``); else 1.5 s: each device's
-    offset is measured from the endpoint's one-second ``Date`` header, so its estimate (the middle of the bounds)
-    is off by at most half a second plus a round trip, and two devices by at most twice that.
+    ``docs/sync.md`` states "about 1 s plus the round trip" (each device's offset is measured from the endpoint's
+    one-second ``Date`` header); 1.5 s here, or ``dynabase.sync.CLOCK_TOLERANCE`` if the library exports one.
     """
     import dynabase.sync
 
@@ -393,8 +392,8 @@ class World:
         if how == "async":
             result = asyncio.run(device.sync.async_sync_once())
         elif how == "push+pull":
-            device.sync.push()
-            result = device.sync.pull()
+            result = device.sync.push()
+            result.add(device.sync.pull())
         else:
             result = device.sync.sync_once()
         self.history.synced(name, snapshot)
