@@ -26,6 +26,7 @@ from .chaos import (
     Fleet,
     Plan,
     World,
+    boto_client,
     check,
     clock_tolerance,
     dynamo_key,
@@ -255,6 +256,27 @@ def test_a_cloud_remove_of_a_scoped_item_reaches_its_device(make_world: Any) -> 
     world.entity_write(CLOUD, "Down", "remove", {"id": "a", "deviceId": "dev-1"})
     converged(world)
     assert world.read("dev-1", mine.key) is None
+
+
+def test_an_idle_poll_rereads_nothing_once_the_overlap_window_has_passed(make_world: Any) -> None:
+    """docs/sync.md: each poll re-reads the changes of the last ``overlap`` seconds. Once a burst is older than
+    that, a poll with nothing new must read nothing (on AWS every item read is paid for, every poll)."""
+    from dynabase.model import Table
+    from dynabase.sync import Sync
+
+    world = make_world("idle-poll")
+    for n in range(30):
+        world.entity_write(CLOUD, "Both", "create", {"id": f"k{n}", "n": n})
+    device = world.devices[0]
+    link = boto_client(device.proxy.url)
+    read: list[int] = []
+    link.meta.events.register("after-call.dynamodb.Query", lambda parsed, **_: read.append(parsed["Count"]))
+    sync = Sync(device.table, Table(world.table_name, link, world.schema, side=CLOUD), "dev-0", overlap=0.5)
+    assert sync.sync_once().pulled == 30
+    time.sleep(1.0)
+    read.clear()
+    assert sync.sync_once().pulled == 0
+    assert sum(read) == 0, f"an idle poll re-read {sum(read)} items older than the overlap window"
 
 
 # -- the checker can fail ------------------------------------------------------------------------------------------
