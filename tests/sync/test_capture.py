@@ -230,3 +230,15 @@ def test_capture_is_persisted_and_serve_over_the_file_captures(tmp_path: Any) ->
     client = dynabase.connect(path)
     assert set(_pending(client)) == {"http"}
     client.close()
+
+
+def test_a_malformed_clock_skew_is_a_clear_error_at_connect(monkeypatch: Any) -> None:
+    monkeypatch.setenv("DYNABASE_CLOCK_SKEW", "ten minutes")
+    with pytest.raises(ValueError, match="DYNABASE_CLOCK_SKEW"):
+        dynabase.connect(":memory:")
+    monkeypatch.setenv("DYNABASE_CLOCK_SKEW", "-600")
+    client = dynabase.connect(":memory:")
+    _create(client)
+    before = __import__("time").time()
+    client.put_item(TableName=TABLE, Item=_item("a"))
+    assert abs(_pending(client)["a"]["At"] / 1000 - (before - 600)) < 5

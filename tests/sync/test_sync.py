@@ -435,3 +435,25 @@ def test_an_unreachable_cloud_is_retryable_and_the_loop_backs_off() -> None:
     stop.set()
     thread.join(10)
     assert not thread.is_alive() and sync.pending() == 1  # nothing lost while the cloud was away
+
+
+def test_cloud_entity_batches_and_transactions_carry_sync_metadata(world: World) -> None:
+    d1, s1 = world.device("dev1")
+    transaction: dict = {}
+    world.cloud.Note.create({"id": "t1", "text": "a"}, transaction=transaction)
+    world.cloud.Note.create({"id": "t2", "text": "b"}, transaction=transaction)
+    world.cloud.transact("write", transaction)
+    batch: dict = {}
+    world.cloud.Note.create({"id": "b1", "text": "c"}, batch=batch)
+    world.cloud.batch_write(batch)
+    assert s1.sync_once().pulled == 3
+    transaction = {}
+    world.cloud.Note.remove({"id": "t1"}, transaction=transaction)
+    world.cloud.Note.update({"id": "t2", "text": "B"}, transaction=transaction)
+    world.cloud.transact("write", transaction)
+    batch = {}
+    world.cloud.Note.remove({"id": "b1"}, batch=batch)
+    world.cloud.batch_write(batch)
+    assert s1.sync_once().deletes == 2
+    assert [(n["id"], n["text"]) for n in d1.Note.scan({})] == [("t2", "B")]
+    assert world.cloud.Note.remove({"id": "never-there"}) is None  # a no-op, not a newer delete

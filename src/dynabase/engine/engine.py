@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..clock import wall_clock
+from ..clock import clock_skew, wall_clock
 from ..errors import DynamoDBError, InternalFailure, UnknownOperationException
 from . import batch, capture, extras, items, legacy, query, streams, transactions, ttl
 from .catalog import Catalog, CatalogChanged
@@ -47,6 +47,8 @@ class Engine:
         self.storage = Storage(path)
         #: epoch seconds; stamps captured changes (``wall_clock``: time.time() shifted by DYNABASE_CLOCK_SKEW)
         self.clock: Callable[[], float] = clock or wall_clock
+        if clock is None:
+            clock_skew()  # a malformed DYNABASE_CLOCK_SKEW fails here, clearly, not in every write
         #: set while sync applies pulled changes, which must not be captured (they would echo back)
         self.capture_suppressed = False
         with self.storage.write() as conn:

@@ -29,6 +29,7 @@ from . import ids
 from .blocks import Block, ModelSpec
 from .codec import encode
 from .errors import (
+    ConditionFailedError,
     MissingKeyError,
     NonUniqueError,
     NotFoundError,
@@ -40,7 +41,7 @@ from .errors import (
 from .expression import Expression
 from .paging import Page
 from .spec import MISSING, FieldSpec, IndexSpec
-from .syncmeta import cloud_command
+from .syncmeta import cloud_command, missing_is_noop
 from .values import js_str, read_date, write_date
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -1212,7 +1213,15 @@ class Model:
         wire = op  # the operation sent: a cloud-side remove of a synced model writes a tombstone
         synced = table.side == "cloud" and self.name in table.sync_plan.models
         if synced:
-            wire, cmd = cloud_command(table.sync_plan, self.name, op, cmd, expr.properties, p.get("exists"))
+            wire, cmd = cloud_command(
+                table.sync_plan,
+                self.name,
+                op,
+                cmd,
+                expr.properties,
+                p.get("exists"),
+                in_transaction=p.get("transaction") is not None or p.get("batch") is not None,
+            )
         if p.get("execute") is False:
             table.log(
                 "info" if p.get("log") else "data",
@@ -1260,7 +1269,12 @@ class Model:
         counting = bool(p.get("count")) or p.get("select") == "COUNT"
         progress = p.get("progress")
         while True:
-            result = table.execute(self.name, op, method, cmd, p)
+            try:
+                result = table.execute(self.name, op, method, cmd, p)
+            except ConditionFailedError as error:
+                if synced and missing_is_noop(op, wire, cmd, error):
+                    return None
+                raise
             if result is None:  # throw=False swallowed an error
                 return Page() if op in ("find", "scan") else None
             last_key = result.get("LastEvaluatedKey")

@@ -29,22 +29,13 @@ from ..clock import (
 )
 from ..schema.template import Template
 from .errors import OneTableArgError
+from .spec import _get
 
 if TYPE_CHECKING:
     from .table import Table
 
 SYNC_INDEX = "syncIndex"
-#: how long a tombstone written by the cloud-side entity layer lives (``Table(..., sync_tombstone_ttl=)``)
-TOMBSTONE_TTL = 30 * 86400
 DIRECTIONS = ("up", "down", "both")
-
-
-def _get(entry: Any, name: str) -> Any:
-    if entry is None:
-        return None
-    if isinstance(entry, Mapping):
-        return entry.get(name)
-    return getattr(entry, name, None)
 
 
 @dataclass(frozen=True)
@@ -78,7 +69,7 @@ class SyncPlan:
                 scope = _get(entry, "scope")
                 self.models[name] = ModelSync(name, direction, Template(scope) if scope else None)
         self.ttl_attribute = self._ttl_attribute()
-        self.tombstone_ttl = float(getattr(table, "sync_tombstone_ttl", TOMBSTONE_TTL))
+        self.tombstone_ttl = float(table.sync_tombstone_ttl)
 
     def _ttl_attribute(self) -> str:
         """The attribute tombstones expire by: the schema's own TTL field (a table has one), else ``_syncTtl``."""
@@ -193,11 +184,17 @@ def _guard(cmd: dict, names: dict, creating: bool) -> None:
 
 
 def cloud_command(
-    plan: SyncPlan, model_name: str, op: str, cmd: dict, properties: Mapping[str, Any], exists: Any
+    plan: SyncPlan,
+    model_name: str,
+    op: str,
+    cmd: dict,
+    properties: Mapping[str, Any],
+    exists: Any,
+    in_transaction: bool = False,
 ) -> tuple[str, dict]:
     """A cloud-side command of a synced model, with what sync needs: ``(operation, command)``. Reads hide
     tombstones (a filter), writes carry version, arrival stamp and scope, and a delete becomes a tombstone
-    (``put``)."""
+    (``put``) that needs a live item outside transactions (see :func:`missing_is_noop`)."""
     model = plan.models[model_name]
     names = dict(cmd.get("ExpressionAttributeNames") or {})
     if op in ("find", "scan"):
@@ -237,16 +234,35 @@ def cloud_command(
         _guard(cmd, names, exists is None)
     else:
         expires = int(wall_clock() + plan.tombstone_ttl)
+        key = cmd.pop("Key")
+        if not in_transaction:  # deleting no item is a no-op, not a newer delete (the caller sees None)
+            names["#_k"] = next(iter(key))
+            names["#_sd"] = DELETED_ATTR
+            live = "attribute_exists(#_k) AND attribute_not_exists(#_sd)"
+            condition = cmd.get("ConditionExpression")
+            cmd["ConditionExpression"] = f"({condition}) AND {live}" if condition else live
         item = {
-            **cmd.pop("Key"),
+            **key,
             plan.type_field: {"S": model_name},
             **meta,
             DELETED_ATTR: {"BOOL": True},
             plan.ttl_attribute: {"N": str(expires)},
         }
         cmd["Item"] = item
-        _guard(cmd, names, False)
+        if in_transaction:
+            _guard(cmd, names, False)
         op = "put"
     if names:
         cmd["ExpressionAttributeNames"] = names
     return op, cmd
+
+
+def missing_is_noop(op: str, wire: str, cmd: dict, error: Exception) -> bool:
+    """Whether a failed cloud-side remove (a tombstone put) only found no live item: the caller answers None,
+    as DeleteItem of a missing item does (a condition of the caller's own that failed is an error)."""
+    if not (op == "delete" and wire == "put"):
+        return False
+    code = getattr(error, "code", None)
+    return code == "ConditionalCheckFailedException" and cmd.get("ConditionExpression", "").startswith(
+        "attribute_exists(#_k)"
+    )

@@ -79,6 +79,8 @@ class Table:
     :param transform: ``transform(model, "read"|"write", item, properties, params[, raw]) -> item`` hook.
     :param validate: ``validate(model, properties, params) -> {field: message}`` hook run on writes.
     :param value: ``value(model, field_name, properties, params) -> str`` for fields with ``value: true``.
+    :param sync_tombstone_ttl: seconds a tombstone left by a cloud-side remove of a synced model lives
+        (``side="cloud"``; see docs/sync.md).
     """
 
     def __init__(
@@ -100,6 +102,7 @@ class Table:
         value: Callable[..., Any] | None = None,
         follow_workers: int = 10,
         sleep: Callable[[float], None] = time.sleep,
+        sync_tombstone_ttl: float = 30 * 86400,
     ) -> None:
         if not name:
             raise OneTableArgError('Missing "name" property')
@@ -121,6 +124,7 @@ class Table:
         self.value_fn = value
         self.follow_workers = follow_workers
         self.sleep = sleep
+        self.sync_tombstone_ttl = sync_tombstone_ttl
         self.set_schema(schema)
 
     # == schema and models ======================================================================================

@@ -42,6 +42,7 @@ _STATE_NEWEST = "newestSeq"
 _CHECKPOINT = "checkpoint:"
 _PULLED_AT = "pulledAt:"
 _CONDITION = "attribute_not_exists(#v) OR #v < :v"
+PULL_PAGE = 1000  # items per pulled page at least (each page is applied in one device transaction)
 
 
 @dataclass
@@ -346,22 +347,28 @@ class Sync:
 
     def _restamp(self, key: dict, version: str) -> None:
         """Give a landed version a fresh arrival stamp, so devices whose checkpoint passed it still pull it."""
+        self._conditional(  # when it fails, something newer is there: nothing to do
+            "update_item",
+            TableName=self.cloud.name,
+            Key=key,
+            UpdateExpression="SET #q = :q",
+            ConditionExpression="#v = :v",
+            ExpressionAttributeNames={"#q": SEQ_ATTR, "#v": VERSION_ATTR},
+            ExpressionAttributeValues={
+                ":q": {"S": make_seq(self.now_ms(), self.device_id)},
+                ":v": {"S": version},
+            },
+        )
+
+    def _conditional(self, method: str, **request: Any) -> bool:
+        """A conditional cloud write: False when its condition failed."""
         try:
-            self._cloud(
-                "update_item",
-                TableName=self.cloud.name,
-                Key=key,
-                UpdateExpression="SET #q = :q",
-                ConditionExpression="#v = :v",
-                ExpressionAttributeNames={"#q": SEQ_ATTR, "#v": VERSION_ATTR},
-                ExpressionAttributeValues={
-                    ":q": {"S": make_seq(self.now_ms(), self.device_id)},
-                    ":v": {"S": version},
-                },
-            )
+            self._cloud(method, **request)
         except Exception as error:
-            if _code(error) != "ConditionalCheckFailedException":  # something newer is there: nothing to do
+            if _code(error) != "ConditionalCheckFailedException":
                 raise
+            return False
+        return True
 
     def _lost(
         self, model: ModelSync, change: dict, item: dict | None, current: dict | None, result: SyncResult
@@ -374,18 +381,14 @@ class Sync:
             if merged is not None:
                 version = next_version(self.now_ms(), self.device_id, _version(current))
                 cloud_item = self._cloud_item(model, merged, merged, change["Key"], version)
-                try:
-                    self._cloud(
-                        "put_item",
-                        TableName=self.cloud.name,
-                        Item=cloud_item,
-                        ConditionExpression="#v = :c",
-                        ExpressionAttributeNames={"#v": VERSION_ATTR},
-                        ExpressionAttributeValues={":c": {"S": _version(current)}},
-                    )
-                except Exception as error:
-                    if _code(error) != "ConditionalCheckFailedException":
-                        raise
+                if not self._conditional(
+                    "put_item",
+                    TableName=self.cloud.name,
+                    Item=cloud_item,
+                    ConditionExpression="#v = :c",
+                    ExpressionAttributeNames={"#v": VERSION_ATTR},
+                    ExpressionAttributeValues={":c": {"S": _version(current)}},
+                ):
                     return None  # the cloud moved again: the change stays pending, the next round retries
                 current = cloud_item
                 result.pushed += 1
@@ -436,7 +439,7 @@ class Sync:
             "KeyConditionExpression": "#s = :s",
             "ExpressionAttributeNames": {"#s": SCOPE_ATTR},
             "ExpressionAttributeValues": {":s": {"S": scope}},
-            "Limit": self.batch_size,
+            "Limit": max(self.batch_size, PULL_PAGE),
         }
         if checkpoint and not full:
             request["KeyConditionExpression"] += " AND #q > :q"
