@@ -45,6 +45,7 @@ import boto3
 from botocore.config import Config
 
 import dynabase
+from dynabase.clock import DELETED_ATTR, SYNC_ATTRS, VERSION_ATTR
 from dynabase.model import Table
 from dynabase.schema import load_schema
 from dynabase.testing import FaultProxy
@@ -88,19 +89,6 @@ OTHER_DEVICE = "dev-elsewhere"  # Down items scoped to a device that is not in t
 
 Key = tuple[str, str]
 Item = dict[str, Any]
-
-
-def sync_metadata() -> tuple[str, ...]:
-    """The sync metadata attribute names the checker ignores, and the tombstone marker, as the library names them."""
-    from dynabase.clock import SYNC_ATTRS
-
-    return tuple(SYNC_ATTRS)
-
-
-def tombstone_attr() -> str:
-    from dynabase.clock import DELETED_ATTR
-
-    return DELETED_ATTR
 
 
 def clock_tolerance() -> float:
@@ -360,6 +348,11 @@ class World:
         t1 = time.time()
         return self.history.record(replica, model, key, self.read(replica, key), t0, t1)
 
+    def cloud_app(self, skew: float) -> CloudApp:
+        """Another cloud app writing the cloud table through the entity layer: a process of its own, whose clock
+        is ``skew`` seconds off, started now and ready to write at once (``app.write(...)``; close it after)."""
+        return CloudApp(self, skew)
+
     def raw_write(self, device: str, model: str, op: str, props: dict[str, Any]) -> Write:
         """A device write through the raw client (no entity layer): capture must still see it."""
         client, key = self.device(device).client, key_of(model, props)
@@ -438,6 +431,62 @@ class World:
         raise AssertionError(f"not in step after {max_rounds} healed rounds: {results}")
 
 
+class CloudApp:
+    """See :meth:`World.cloud_app`: one write per line on its stdin, answered on its stdout."""
+
+    PROGRAM = (
+        "import json, sys, boto3; from dynabase.model import Table; from dynabase.schema import load_schema\n"
+        "url, name, schema = json.loads(sys.argv[1])\n"
+        f"client = boto3.client('dynamodb', endpoint_url=url, region_name='{REGION}')\n"
+        "table = Table(name, client, load_schema(schema), side='cloud')\n"
+        "client.describe_table(TableName=name)\n"
+        "print('ready', flush=True)\n"
+        "for line in sys.stdin:\n"
+        "    model, op, props = json.loads(line)\n"
+        "    getattr(table.model(model), op)(props)\n"
+        "    print('done', flush=True)\n"
+    )
+
+    def __init__(self, world: World, skew: float) -> None:
+        self.world = world
+        argument = json.dumps([world.fleet.endpoint, world.table_name, SCHEMA])
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", self.PROGRAM, argument],
+            env=sync_env(skew),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        if self._answer() != "ready":
+            raise AssertionError(f"the cloud app did not start (exit {self.process.wait()})")
+
+    def _answer(self) -> str:
+        assert self.process.stdout is not None
+        return self.process.stdout.readline().strip()
+
+    def write(self, model: str, op: str, props: dict[str, Any]) -> Write:
+        assert self.process.stdin is not None
+        t0 = time.time()
+        self.process.stdin.write(json.dumps([model, op, props]) + "\n")
+        self.process.stdin.flush()
+        if self._answer() != "done":
+            raise AssertionError(f"the cloud app's {op} of {model} failed (exit {self.process.wait()})")
+        t1 = time.time()
+        key = key_of(model, props)
+        return self.world.history.record(CLOUD, model, key, self.world.read(CLOUD, key), t0, t1)
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()  # by PID: the process this object started
+            self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
 def _attributes(props: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if "n" in props:
@@ -460,10 +509,9 @@ def dynamo_key(key: Key) -> dict[str, Any]:
 
 def visible(item: Item | None) -> Item | None:
     """An item as the checker compares it: sync metadata stripped; a tombstone is no item."""
-    if item is None or tombstone_attr() in item:
+    if item is None or DELETED_ATTR in item:
         return None
-    hidden = set(sync_metadata())
-    return {name: value for name, value in item.items() if name not in hidden}
+    return {name: value for name, value in item.items() if name not in SYNC_ATTRS}
 
 
 def sync_command(schema_file: Path, db: Path, table: str, url: str, device_id: str) -> list[str]:
@@ -579,8 +627,9 @@ def random_write(world: World, rng: random.Random, replica: str, raw: bool = Fal
 # -- the checker -----------------------------------------------------------------------------------------------
 
 
-def scan(client: Any, table: str) -> dict[Key, Item]:
-    """Every item of the schedule's models in a table, by key, as the checker compares them (tombstones out)."""
+def scan(client: Any, table: str, strip: bool = True) -> dict[Key, Item]:
+    """Every item of the schedule's models in a table, by key, as the checker compares them (tombstones out;
+    with ``strip=False`` live items keep their sync metadata)."""
     items: dict[Key, Item] = {}
     params: dict[str, Any] = {"TableName": table, "ConsistentRead": True}
     while True:
@@ -589,7 +638,7 @@ def scan(client: Any, table: str) -> dict[Key, Item]:
             if raw.get(TYPE, {}).get("S") in SCHEMA["models"]:
                 item = visible(raw)
                 if item is not None:
-                    items[(raw["pk"]["S"], raw["sk"]["S"])] = item
+                    items[(raw["pk"]["S"], raw["sk"]["S"])] = item if strip else raw
         if "LastEvaluatedKey" not in page:
             return items
         params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
@@ -599,6 +648,7 @@ def check(world: World) -> list[str]:
     """Every difference between what each replica holds and what it must hold, as readable lines."""
     history = world.history
     cloud = scan(world.cloud.client, world.table_name)
+    cloud_raw = scan(world.cloud.client, world.table_name, strip=False)
     devices = {d.name: scan(d.client, world.table_name) for d in world.devices}
     problems: list[str] = []
 
@@ -615,6 +665,17 @@ def check(world: World) -> list[str]:
         options = ", ".join(w.describe() for w in allowed) or "absent"
         problems.append(f"{where} {key[0]}|{key[1]}: {kind}: holds {actual}; {why} allows {options}")
 
+    def expect_writer(key: Key, allowed: list[Write]) -> None:
+        """The cloud's version of a synced item names the replica that wrote the winning content: a pulled
+        change echoed back up would carry the echoing device's name."""
+        raw = cloud_raw.get(key)
+        node = raw.get(VERSION_ATTR, {}).get("S", "").split(".", 2)[-1] if raw else None
+        writers = {w.replica for w in allowed if w.item == cloud.get(key)}
+        if raw is not None and node not in writers:
+            problems.append(
+                f"{CLOUD} {key[0]}|{key[1]}: version {raw.get(VERSION_ATTR)} names {node!r}, not {writers}"
+            )
+
     for model in SCHEMA["models"]:
         keys = history.keys(model) | {k for k, v in cloud.items() if v[TYPE]["S"] == model}
         for items in devices.values():
@@ -628,6 +689,8 @@ def check(world: World) -> list[str]:
             else:  # Down, Local, Status: the cloud's own last write
                 allowed = history.last_of(CLOUD, model, key)
             expect(CLOUD, key, cloud.get(key), allowed, f"{model} last-writer-wins")
+            if model in ("Up", "Down", "Both"):
+                expect_writer(key, allowed)
             for name, items in devices.items():
                 actual = items.get(key)
                 if model in ("Up", "Local", "Diag"):
