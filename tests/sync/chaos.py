@@ -563,12 +563,11 @@ class Plan:
     blackhole_rate: float = 0.02  # share of steps that blackhole a link for a moment
     attempts: int = 1  # botocore's max_attempts on the links (its retries back off for up to seconds)
     skews: tuple[float, ...] = (0.0, 600.0, -600.0)
+    cloud_app_skew: float | None = None  # half the cloud writes come from a cloud app process with this skew
 
 
 def run_schedule(world: World, rng: random.Random, plan: Plan, schema_file: Path, log: list[str]) -> None:
     """Random writes on every side and syncs through faulty links; then heal and sync."""
-    from dynabase.sync import SyncError
-
     faults = ("drop", "delay", "reset", "close_after_request")
     for device in world.devices:
         share = plan.fault_rate * rng.random()
@@ -576,6 +575,27 @@ def run_schedule(world: World, rng: random.Random, plan: Plan, schema_file: Path
         device.proxy.set_rates({k: share * w / sum(weights) for k, w in zip(faults, weights, strict=True)})
         device.proxy.rng.seed(rng.random())
     kills = set(rng.sample(range(plan.steps), min(plan.subprocess_syncs, plan.steps)))
+    app = world.cloud_app(plan.cloud_app_skew) if plan.cloud_app_skew is not None else None
+    try:
+        _steps(world, rng, plan, schema_file, log, kills, app)
+    finally:
+        if app is not None:
+            app.close()
+    world.heal_and_sync()
+    log.append("healed and synced")
+
+
+def _steps(
+    world: World,
+    rng: random.Random,
+    plan: Plan,
+    schema_file: Path,
+    log: list[str],
+    kills: set[int],
+    app: CloudApp | None,
+) -> None:
+    from dynabase.sync import SyncError
+
     for step in range(plan.steps):
         roll = rng.random()
         name = rng.choice(world.devices).name
@@ -595,18 +615,17 @@ def run_schedule(world: World, rng: random.Random, plan: Plan, schema_file: Path
             world.device(name).proxy.blackhole(seconds)
             log.append(f"blackhole {name} {seconds:.2f}s")
         elif roll < 0.65:
-            write = random_write(world, rng, CLOUD)
-            if write is not None:
-                log.append(write.describe())
+            elsewhere = app if rng.random() < 0.5 else None
+            log.append(
+                random_write(world, rng, CLOUD, app=elsewhere).describe() + (" (app)" if elsewhere else "")
+            )
         else:
-            write = random_write(world, rng, name, raw=rng.random() < 0.3)
-            if write is not None:
-                log.append(write.describe())
-    world.heal_and_sync()
-    log.append("healed and synced")
+            log.append(random_write(world, rng, name, raw=rng.random() < 0.3).describe())
 
 
-def random_write(world: World, rng: random.Random, replica: str, raw: bool = False) -> Write | None:
+def random_write(
+    world: World, rng: random.Random, replica: str, raw: bool = False, app: CloudApp | None = None
+) -> Write:
     model = rng.choice(RAW_WRITES if raw else (CLOUD_WRITES if replica == CLOUD else DEVICE_WRITES))
     props: dict[str, Any] = {"id": rng.choice(IDS)}
     if model == "Down":
@@ -621,6 +640,8 @@ def random_write(world: World, rng: random.Random, replica: str, raw: bool = Fal
             props["flag"] = rng.random() < 0.5
     if raw:
         return world.raw_write(replica, model, op, props)
+    if app is not None:
+        return app.write(model, op, props)
     return world.entity_write(replica, model, op, props)
 
 

@@ -129,6 +129,7 @@ def large_plan(rng: random.Random) -> Plan:
         subprocess_syncs=rng.randint(0, 3),
         blackhole_rate=0.05,
         attempts=rng.choice((1, 3)),
+        cloud_app_skew=rng.uniform(-1.0, 1.0) if rng.random() < 0.3 else None,
         skews=skews,
     )
 
