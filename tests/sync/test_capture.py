@@ -242,3 +242,24 @@ def test_a_malformed_clock_skew_is_a_clear_error_at_connect(monkeypatch: Any) ->
     before = __import__("time").time()
     client.put_item(TableName=TABLE, Item=_item("a"))
     assert abs(_pending(client)["a"]["At"] / 1000 - (before - 600)) < 5
+
+
+def test_enabling_capture_queues_the_items_already_stored() -> None:
+    client = dynabase.connect(":memory:")
+    client.create_table(
+        TableName=TABLE,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.put_item(TableName=TABLE, Item=_item("old", _type="Fault"))
+    client.put_item(TableName=TABLE, Item=_item("other", _type="Status"))
+    first = client.enable_change_capture(TableName=TABLE, TypeAttribute="_type", Types=["Fault"])
+    assert first["Queued"] == 1 and set(_pending(client)) == {"old"}
+    again = client.enable_change_capture(TableName=TABLE, TypeAttribute="_type", Types=["Fault"])
+    assert again["Queued"] == 0  # idempotent
+    wider = client.enable_change_capture(TableName=TABLE, TypeAttribute="_type", Types=["Fault", "Status"])
+    assert wider["Queued"] == 1 and set(_pending(client)) == {"old", "other"}

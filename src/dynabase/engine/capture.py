@@ -142,7 +142,8 @@ def enable_change_capture(
     engine: Engine, table_name: str, type_attribute: str | None = None, types: list[str] | None = None
 ) -> dict:
     """Capture changes of ``table_name`` (only items whose ``type_attribute`` is one of ``types``, when given).
-    Idempotent; calling again with other types replaces them."""
+    Items already stored that become captured are queued (``Queued``). Idempotent; calling again with other
+    types replaces them."""
     table = engine.catalog.get(table_name)
     if (type_attribute is None) != (types is None):
         raise ValidationException("TypeAttribute and Types go together")
@@ -151,14 +152,43 @@ def enable_change_capture(
         if not isinstance(type_attribute, str) or not all(isinstance(t, str) for t in types):
             raise ValidationException("TypeAttribute must be a string and Types a list of strings")
         config = {"typeAttribute": type_attribute, "types": sorted(set(types))}
-    if table.description.get("_capture") != config:
+    previous = table.description.get("_capture")
+    queued = 0
+    if previous != config:
         desc = dict(table.description, _capture=config)
         with engine.storage.write() as conn:
             conn.execute(
                 "UPDATE dynabase_tables SET description = ? WHERE name = ?", (json.dumps(desc), table.name)
             )
             engine.storage.bump_catalog_version()
-    return {"TableName": table.name, "ChangeCapture": config or {"all": True}}
+            queued = _backfill(conn, engine, table, previous, config)
+    return {"TableName": table.name, "ChangeCapture": config or {"all": True}, "Queued": queued}
+
+
+def _captures(config: dict | None, item: dict) -> bool:
+    if config is None:
+        return False
+    types = config.get("types")
+    return types is None or _type_of(item, config["typeAttribute"]) in types
+
+
+def _backfill(conn: Any, engine: Engine, table: Table, previous: dict | None, config: dict) -> int:
+    """Queue the items already stored that capture did not cover before (written before sync was set up),
+    so that they are pushed rather than lost (a full resync removes local items the cloud does not have)."""
+    queued = 0
+    at = int(engine.clock() * 1000)
+    for text, binary in conn.execute(f"SELECT item, bin FROM {table.sql}"):
+        item = load_item(text, binary)
+        if not _captures(config, item) or _captures(previous, item):
+            continue
+        key = table.key_of(item)
+        pk, sk = table.key_values(key)
+        conn.execute(
+            "INSERT OR IGNORE INTO dynabase_changes (tbl, pk, sk, seq, at, key, base) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (table.name, pk, sk, _next_seq(conn), at, dump_item(key)[0], _version_of(item)),
+        )
+        queued += 1
+    return queued
 
 
 def _captured_table(engine: Engine, table_name: str) -> Table:
