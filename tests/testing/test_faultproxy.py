@@ -279,3 +279,37 @@ def test_boto3_through_the_proxy() -> None:
     finally:
         stop()
         engine.close()
+
+
+def test_the_command_forwards_and_stops_by_itself(upstream: Upstream) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    host, port = upstream.address
+    command = [
+        sys.executable,
+        "-m",
+        "dynabase.testing.faultproxy",
+        "--target",
+        f"{host}:{port}",
+        "--seconds",
+        "3",
+    ]
+    env = {"PYTHONPATH": src, "PATH": ""}
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    ) as child:
+        assert child.stdout is not None
+        line = child.stdout.readline()
+        assert line.startswith("fault proxy on http://127.0.0.1:"), line
+        url = line.split()[3]
+        connection = http.client.HTTPConnection(url.removeprefix("http://"), timeout=3)
+        connection.request("POST", "/", body=b"hello")
+        assert connection.getresponse().read() == BODY
+        connection.close()
+        assert child.wait(timeout=10) == 0  # its --seconds ran out
+        assert "'pass': 1" in child.stderr.read()
+    bad = subprocess.run([*command[:5], "--rate", "explode=0.5"], capture_output=True, text=True, env=env)
+    assert bad.returncode == 2 and "unknown fault" in bad.stderr
