@@ -1,9 +1,11 @@
 """The convergence harness: devices and a cloud, random writes and syncs through faulty links, and a checker.
 
-A :class:`World` is one schedule's replicas: a cloud table on an endpoint (``dynabase serve`` or DynamoDB Local)
-written by a cloud app (the entity layer over a direct client), and devices, each with its own device database
-file, a clock skew, and a :class:`~dynabase.testing.FaultProxy` between it and the endpoint. :func:`run_schedule`
-drives a seeded random schedule over it; :class:`History` records every acknowledged write with its true time
+A :class:`Fleet` is the devices of a test module: each with its own device database file, a settable clock skew
+(the engine ``clock=`` of its connection; ``DYNABASE_CLOCK_SKEW`` for its ``dynabase sync`` processes), and a
+:class:`~dynabase.testing.FaultProxy` between it and the cloud endpoint (``dynabase serve`` or DynamoDB Local).
+A :class:`World` is one schedule on it: fresh tables of one name in the cloud and on every device, a cloud app
+writing through the entity layer (in process, or a :class:`CloudApp` process with a skewed clock), and a
+``Sync`` per device. :func:`run_schedule` drives a seeded random schedule over it; :class:`History` records every acknowledged write with its true time
 (``time.time()`` before the call and after the answer) and what its writer knew, and computes independently what
 every replica must hold once the links heal and everyone has synced; :func:`check` compares item for item.
 
@@ -21,7 +23,8 @@ Last writer wins by *true* time within the documented clock tolerance: a write i
 later write of the same replica, a write that began more than the tolerance after it ended, or a write made by a
 device that had already received it (causality) supersedes it. Deletes are tombstones: a deleted key holds
 nothing unless a write that may win re-creates it. Sync metadata attributes are ignored; everything else is
-compared exactly.
+compared exactly; and the cloud's version of a synced item must name the replica that wrote the winning content
+(a pulled change echoed back up would carry the echoing device's name).
 """
 
 from __future__ import annotations
@@ -113,9 +116,8 @@ class Write:
     replica: str
     model: str
     key: Key
-    item: (
-        Item | None
-    )  # the item as stored by the writer right after the write (metadata stripped); None: deleted
+    #: the item as its writer stored it right after the write (metadata stripped); None: deleted
+    item: Item | None
     t0: float
     t1: float
     known: frozenset[int] = frozenset()
