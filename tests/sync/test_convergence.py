@@ -229,7 +229,7 @@ def test_a_sync_process_killed_at_random_moments_loses_nothing(make_world: Any, 
     world = make_world("killed", (0.0, 30.0, -30.0))
     schema_file = write_schema(tmp_path)
     rng = random.Random(11)
-    for n in range(150):
+    for n in range(80):
         world.entity_write("dev-1", "Up", "create", {"id": f"k{n}", "n": n})
         world.entity_write(CLOUD, "Down", "create", {"id": f"k{n}", "deviceId": "dev-1", "n": n})
     codes = []
