@@ -2,7 +2,7 @@
 
 A :class:`Fleet` is the devices of a test module: each with its own device database file, a settable clock skew
 (the engine ``clock=`` of its connection; ``DYNABASE_CLOCK_SKEW`` for its ``dynabase sync`` processes), and a
-:class:`~dynabase.testing.FaultProxy` between it and the cloud endpoint (``dynabase serve`` or DynamoDB Local).
+:class:`~dynabase.testing.faultproxy.FaultProxy` between it and the cloud endpoint (``dynabase serve`` or DynamoDB Local).
 A :class:`World` is one schedule on it: fresh tables of one name in the cloud and on every device, a cloud app
 writing through the entity layer (in process, or a :class:`CloudApp` process with a skewed clock), and a
 ``Sync`` per device. :func:`run_schedule` drives a seeded random schedule over it; :class:`History` records every acknowledged write with its true time
@@ -51,7 +51,7 @@ import dynabase
 from dynabase.clock import DELETED_ATTR, SYNC_ATTRS, VERSION_ATTR
 from dynabase.model import Table
 from dynabase.schema import load_schema
-from dynabase.testing import FaultProxy
+from dynabase.testing.faultproxy import FaultProxy
 
 REGION = "us-east-1"
 CREDENTIALS = {"aws_access_key_id": "chaos", "aws_secret_access_key": "chaos"}
