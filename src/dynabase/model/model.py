@@ -41,7 +41,7 @@ from .errors import (
 from .expression import Expression
 from .paging import Page
 from .spec import MISSING, FieldSpec, IndexSpec
-from .syncmeta import cloud_command, missing_is_noop
+from .syncmeta import after_failed_write, cloud_command
 from .values import js_str, read_date, write_date
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -1213,6 +1213,7 @@ class Model:
         wire = op  # the operation sent: a cloud-side remove of a synced model writes a tombstone
         synced = table.side == "cloud" and self.name in table.sync_plan.models
         if synced:
+            had_condition = bool(cmd.get("ConditionExpression"))
             wire, cmd = cloud_command(
                 table.sync_plan,
                 self.name,
@@ -1265,6 +1266,7 @@ class Model:
         raw: list[dict[str, Any]] = []
         count = 0
         pages = 0
+        bumps = 0
         max_pages = p.get("max_pages") or SANITY_PAGES
         counting = bool(p.get("count")) or p.get("select") == "COUNT"
         progress = p.get("progress")
@@ -1272,8 +1274,12 @@ class Model:
             try:
                 result = table.execute(self.name, op, method, cmd, p)
             except ConditionFailedError as error:
-                if synced and missing_is_noop(op, wire, cmd, error):
+                verdict = after_failed_write(op, cmd, error, had_condition) if synced else "raise"
+                if verdict == "none":
                     return None
+                if verdict == "retry" and bumps < 10:  # another writer's clock is ahead: go above it
+                    bumps += 1
+                    continue
                 raise
             if result is None:  # throw=False swallowed an error
                 return Page() if op in ("find", "scan") else None

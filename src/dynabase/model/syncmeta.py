@@ -25,6 +25,7 @@ from ..clock import (
     VERSION_ATTR,
     make_seq,
     make_version,
+    version_parts,
     wall_clock,
 )
 from ..schema.template import Template
@@ -150,8 +151,10 @@ _last_stamp = [0, 0]  # (ms, counter) of this process's newest cloud-side versio
 _CLAUSE = re.compile(r"\b(SET|REMOVE|ADD|DELETE)\b", re.IGNORECASE)
 
 
-def cloud_version() -> tuple[str, str]:
-    """A new version and arrival stamp for a cloud-side entity write (monotonic within the process)."""
+def cloud_version(above: str | None = None) -> tuple[str, str]:
+    """A new version and arrival stamp for a cloud-side entity write: monotonic within the process, and, for
+    this write only, above ``above`` (the version the item holds, when a write found a newer one). The
+    arrival stamp is the clock's own time."""
     ms = int(wall_clock() * 1000)
     with _clock_lock:
         if ms > _last_stamp[0]:
@@ -159,7 +162,11 @@ def cloud_version() -> tuple[str, str]:
         else:
             _last_stamp[1] += 1
         stamp_ms, counter = _last_stamp
-    return make_version(stamp_ms, counter, CLOUD_NODE), make_seq(stamp_ms, CLOUD_NODE)
+    version = make_version(stamp_ms, counter, CLOUD_NODE)
+    if above and above >= version:  # the item's clock ran ahead of ours: go just above it (this item only)
+        held_ms, held_counter, _ = version_parts(above)
+        version = make_version(held_ms, held_counter + 1, CLOUD_NODE)
+    return version, make_seq(ms, CLOUD_NODE)
 
 
 def _add_clause(expression: str, keyword: str, parts: list[str]) -> str:
@@ -181,6 +188,19 @@ def _guard(cmd: dict, names: dict, creating: bool) -> None:
         cmd["ConditionExpression"] = f"({condition}) OR attribute_exists(#_sd)"
     else:
         cmd["ConditionExpression"] = f"({condition}) AND attribute_not_exists(#_sd)"
+
+
+def _stored_scope(plan: SyncPlan, model: ModelSync, cmd: dict) -> str:
+    """The scope of the item a remove names only by its key: read from the stored item (a missing item's
+    remove is a no-op, so any scope will do)."""
+    table = plan.table
+    found = table.client.get_item(TableName=cmd["TableName"], Key=cmd["Key"], ConsistentRead=True).get("Item")
+    if not found:
+        return f"{model.name}#"
+    try:
+        return plan.item_scope(model, found)
+    except ValueError as error:
+        raise OneTableArgError(f"Cannot remove {model.name} on the cloud side: {error}") from None
 
 
 def cloud_command(
@@ -210,7 +230,9 @@ def cloud_command(
     try:
         scope = plan.properties_scope(model, properties)
     except ValueError as error:
-        raise OneTableArgError(f"Cannot write {model_name} on the cloud side: {error}") from None
+        if op != "delete":
+            raise OneTableArgError(f"Cannot write {model_name} on the cloud side: {error}") from None
+        scope = _stored_scope(plan, model, cmd)
     version, seq = cloud_version()
     meta = {VERSION_ATTR: {"S": version}, SEQ_ATTR: {"S": seq}, SCOPE_ATTR: {"S": scope}}
     if op == "put":
@@ -252,17 +274,39 @@ def cloud_command(
         if in_transaction:
             _guard(cmd, names, False)
         op = "put"
+    if not in_transaction:  # the item's versions only grow: a write that finds a newer one goes above it
+        names["#_sv"] = VERSION_ATTR
+        cmd["ExpressionAttributeValues"] = {
+            **(cmd.get("ExpressionAttributeValues") or {}),
+            ":_sv": {"S": version},
+        }
+        newer = "(attribute_not_exists(#_sv) OR #_sv < :_sv)"
+        condition = cmd.get("ConditionExpression")
+        cmd["ConditionExpression"] = f"({condition}) AND {newer}" if condition else newer
+        cmd["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
     if names:
         cmd["ExpressionAttributeNames"] = names
     return op, cmd
 
 
-def missing_is_noop(op: str, wire: str, cmd: dict, error: Exception) -> bool:
-    """Whether a failed cloud-side remove (a tombstone put) only found no live item: the caller answers None,
-    as DeleteItem of a missing item does (a condition of the caller's own that failed is an error)."""
-    if not (op == "delete" and wire == "put"):
-        return False
-    code = getattr(error, "code", None)
-    return code == "ConditionalCheckFailedException" and cmd.get("ConditionExpression", "").startswith(
-        "attribute_exists(#_k)"
-    )
+def after_failed_write(op: str, cmd: dict, error: Exception, had_condition: bool) -> str:
+    """What a cloud-side write of a synced model whose condition failed does next: ``"retry"`` (the item held
+    a version at or above this write's, from a clock ahead of this one: ``cmd`` now carries a version above
+    it), ``"none"`` (a remove found no live item: DeleteItem of a missing item is a no-op) or ``"raise"``."""
+    values = cmd.get("ExpressionAttributeValues") or {}
+    if ":_sv" not in values or getattr(error, "code", None) != "ConditionalCheckFailedException":
+        return "raise"
+    response = getattr(getattr(error, "error", None), "response", None) or {}
+    old = response.get("Item") if isinstance(response, Mapping) else None
+    if op == "delete" and (old is None or DELETED_ATTR in old):
+        return "raise" if had_condition else "none"
+    held = ((old or {}).get(VERSION_ATTR) or {}).get("S")
+    if not held or held < values[":_sv"]["S"]:
+        return "raise"  # the caller's own condition failed
+    version, seq = cloud_version(above=held)
+    values[":_sv"] = {"S": version}
+    if "Item" in cmd:
+        cmd["Item"] = {**cmd["Item"], VERSION_ATTR: {"S": version}, SEQ_ATTR: {"S": seq}}
+    else:
+        values[":_s0"], values[":_s1"] = {"S": version}, {"S": seq}
+    return "retry"

@@ -432,7 +432,8 @@ class Sync:
         state = self._state()
         checkpoint = state.get(_CHECKPOINT + scope)
         pulled_at = state.get(_PULLED_AT + scope)
-        full = pulled_at is None or self.now_ms() - int(pulled_at) > self.tombstone_ttl * 1000
+        started = self.now_ms()
+        full = pulled_at is None or started - int(pulled_at) > self.tombstone_ttl * 1000
         request: dict[str, Any] = {
             "TableName": self.cloud.name,
             "IndexName": SYNC_INDEX,
@@ -442,11 +443,13 @@ class Sync:
             "Limit": max(self.batch_size, PULL_PAGE),
         }
         if checkpoint and not full:
+            # A change not pulled yet either sorts after the checkpoint or landed after the previous pull began,
+            # stamped at most `overlap` before it (the clocks' tolerance; slow writes are re-stamped).
+            floor = int(pulled_at) - self.overlap_ms
+            bound = checkpoint if seq_ms(checkpoint) < floor else seq_floor(floor)
             request["KeyConditionExpression"] += " AND #q > :q"
             request["ExpressionAttributeNames"]["#q"] = SEQ_ATTR
-            request["ExpressionAttributeValues"][":q"] = {
-                "S": seq_floor(seq_ms(checkpoint) - self.overlap_ms)
-            }
+            request["ExpressionAttributeValues"][":q"] = {"S": bound}
         seen: set[str] = set()
         newest = checkpoint or ""
         while True:
@@ -464,7 +467,7 @@ class Sync:
             if newest and newest > state.get(_STATE_NEWEST, ""):
                 update[_STATE_NEWEST] = newest
             if last and not full:
-                update[_PULLED_AT + scope] = str(self.now_ms())
+                update[_PULLED_AT + scope] = str(started)
             counts = self._apply(changes, update)
             result.pulled += counts["Applied"]
             result.deletes += counts["Deletes"]
@@ -480,7 +483,7 @@ class Sync:
                 for key in self._local_keys(model, scope)
                 if _key_text(key, self.key_names) not in seen
             ]
-            counts = self._apply(gone, {_PULLED_AT + scope: str(self.now_ms())})
+            counts = self._apply(gone, {_PULLED_AT + scope: str(started)})
             result.deletes += counts["Deletes"]
         return True
 
