@@ -260,8 +260,9 @@ def test_a_cloud_remove_of_a_scoped_item_reaches_its_device(make_world: Any) -> 
 
 
 def test_an_idle_poll_rereads_nothing_once_the_overlap_window_has_passed(make_world: Any) -> None:
-    """docs/sync.md: each poll re-reads the changes of the last ``overlap`` seconds. Once a burst is older than
-    that, a poll with nothing new must read nothing (on AWS every item read is paid for, every poll)."""
+    """docs/sync.md: a poll re-reads what was stamped within ``overlap`` before the previous poll began; once
+    the previous poll began more than ``overlap`` after the last change, an idle poll reads nothing (on AWS every
+    item read is paid for, every poll)."""
     from dynabase.model import Table
     from dynabase.sync import Sync
 
@@ -275,6 +276,7 @@ def test_an_idle_poll_rereads_nothing_once_the_overlap_window_has_passed(make_wo
     sync = Sync(device.table, Table(world.table_name, link, world.schema, side=CLOUD), "dev-0", overlap=0.5)
     assert sync.sync_once().pulled == 30
     time.sleep(1.0)
+    assert sync.sync_once().pulled == 0  # began more than the overlap after the last change
     read.clear()
     assert sync.sync_once().pulled == 0
     assert sum(read) == 0, f"an idle poll re-read {sum(read)} items older than the overlap window"
