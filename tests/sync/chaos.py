@@ -252,7 +252,7 @@ class Fleet:
     def __init__(self, endpoint: str, directory: Path, devices: int = 3) -> None:
         self.endpoint = endpoint
         self.directory = directory
-        self.cloud_client = boto_client(endpoint)
+        self.cloud_client = boto_client(endpoint, timeout=30)  # no faults here; DynamoDB Local can be slow
         self.slots: list[Slot] = []
         for index in range(devices):
             name, clock = f"dev-{index}", SkewedClock()
