@@ -141,7 +141,7 @@ def test_random_schedules_converge(make_world: Any, tmp_path: Path, cloud_name: 
 
 @pytest.mark.slow
 def test_thousands_of_random_schedules_converge(make_world: Any, tmp_path: Path) -> None:
-    run_many(make_world, tmp_path, int(os.environ.get("DYNABASE_SYNC_SCHEDULES") or 1500), large_plan)
+    run_many(make_world, tmp_path, int(os.environ.get("DYNABASE_SYNC_SCHEDULES") or 1000), large_plan)
 
 
 # -- targeted schedules: each names one guarantee --------------------------------------------------------------
