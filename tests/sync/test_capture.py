@@ -16,7 +16,7 @@ from dynabase.server import run_in_thread
 TABLE = "devtable"
 
 
-def _create(client: Any, **capture: Any) -> None:
+def _create(client: Any, enable: bool = True, **capture: Any) -> None:
     client.create_table(
         TableName=TABLE,
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
@@ -26,7 +26,8 @@ def _create(client: Any, **capture: Any) -> None:
         ],
         BillingMode="PAY_PER_REQUEST",
     )
-    client.enable_change_capture(TableName=TABLE, **capture)
+    if enable:
+        client.enable_change_capture(TableName=TABLE, **capture)
 
 
 def _item(pk: str, sk: str = "x", **extra: Any) -> dict:
@@ -246,15 +247,7 @@ def test_a_malformed_clock_skew_is_a_clear_error_at_connect(monkeypatch: Any) ->
 
 def test_enabling_capture_queues_the_items_already_stored() -> None:
     client = dynabase.connect(":memory:")
-    client.create_table(
-        TableName=TABLE,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "S"},
-        ],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    _create(client, enable=False)
     client.put_item(TableName=TABLE, Item=_item("old", _type="Fault"))
     client.put_item(TableName=TABLE, Item=_item("other", _type="Status"))
     first = client.enable_change_capture(TableName=TABLE, TypeAttribute="_type", Types=["Fault"])

@@ -500,3 +500,20 @@ def test_an_idle_poll_reads_nothing_once_the_overlap_has_passed(world: World) ->
     read.clear()
     assert s1.sync_once().pulled == 0
     assert sum(read) == 0
+
+
+def test_cloud_writes_of_a_scoped_model_find_the_scope_of_the_stored_item(world: World) -> None:
+    scoped = {**SCHEMA, "process": {**SCHEMA["process"], "Note": {"sync": "both", "scope": "${color}"}}}
+    cloud = Table(world.name, world.cloud_client, scoped, side="cloud")
+    cloud.Note.create({"id": "s", "text": "a", "color": "dev1"})
+    cloud.Note.update({"id": "s", "text": "b"})  # no color given: the stored item's scope
+    device = Table(world.name, dynabase.connect(":memory:"), scoped, side="device", context={"color": "dev1"})
+    world.devices.append(device)
+    sync = Sync(device, cloud, device_id="dev1")
+    sync.sync_once()
+    assert device.Note.get({"id": "s"})["text"] == "b"
+    cloud.Note.remove({"id": "s"})
+    sync.sync_once()
+    assert device.Note.get({"id": "s"}) is None
+    with pytest.raises(Exception, match="scope"):
+        cloud.Note.upsert({"id": "new", "text": "no color, no stored item"})

@@ -335,6 +335,9 @@ def apply_changes(
     with engine.storage.write() as conn:
         now = engine.clock()
         conn.execute("DELETE FROM dynabase_sync_tombstones WHERE tbl = ? AND expires < ?", (table.name, now))
+        # most pulls meet no pending change and no tombstone: skip those look-ups when the table has none
+        any_pending = _has_rows(conn, "dynabase_changes", table.name)
+        any_tombstone = _has_rows(conn, "dynabase_sync_tombstones", table.name)
         for change in changes:
             if change.get("Purge"):  # a full resync found the item gone from the cloud (tombstone expired)
                 counts[
@@ -355,12 +358,15 @@ def apply_changes(
                 raise ValidationException("A pulled change needs its version (_syncVer)")
             version_parts(version)
             row = Row(table, key)
-            pending = conn.execute(
-                "SELECT at, base, ver FROM dynabase_changes WHERE tbl = ? AND pk = ? AND sk = ?",
-                (table.name, row.pk, row.sk),
-            ).fetchone()
+            pending = (
+                any_pending
+                and conn.execute(
+                    "SELECT at, base, ver FROM dynabase_changes WHERE tbl = ? AND pk = ? AND sk = ?",
+                    (table.name, row.pk, row.sk),
+                ).fetchone()
+            )
             current, _ = read_row(conn, table, row)
-            if pending is not None:
+            if pending:
                 if version <= (pending[2] or pending_version(pending[0], pending[1], offset_ms, node)):
                     counts["Skipped"] += 1
                     continue
@@ -370,10 +376,13 @@ def apply_changes(
                 )
                 counts["Conflicts"] += 1
             else:
-                tomb = conn.execute(
-                    "SELECT ver FROM dynabase_sync_tombstones WHERE tbl = ? AND pk = ? AND sk = ?",
-                    (table.name, row.pk, row.sk),
-                ).fetchone()
+                tomb = (
+                    any_tombstone
+                    and conn.execute(
+                        "SELECT ver FROM dynabase_sync_tombstones WHERE tbl = ? AND pk = ? AND sk = ?",
+                        (table.name, row.pk, row.sk),
+                    ).fetchone()
+                )
                 known = _newest(_version_of(current), tomb[0] if tomb else None)
                 if known is not None and version <= known:
                     counts["Skipped"] += 1
@@ -381,18 +390,26 @@ def apply_changes(
             if deleting:
                 _write_quietly(engine, conn, table, row, current, None)
                 _tombstone(conn, table, row, version, now + tombstone_seconds)
+                any_tombstone = True
                 counts["Deletes"] += 1
             else:
                 table.check_index_keys(item)
                 _write_quietly(engine, conn, table, row, current, item)
-                conn.execute(
-                    "DELETE FROM dynabase_sync_tombstones WHERE tbl = ? AND pk = ? AND sk = ?",
-                    (table.name, row.pk, row.sk),
-                )
+                if any_tombstone:
+                    conn.execute(
+                        "DELETE FROM dynabase_sync_tombstones WHERE tbl = ? AND pk = ? AND sk = ?",
+                        (table.name, row.pk, row.sk),
+                    )
             counts["Applied"] += 1
         for name, value in (state or {}).items():
             _put_state(conn, table.name, name, value)
     return counts
+
+
+def _has_rows(conn: Any, sql_table: str, table_name: str) -> bool:
+    return (
+        conn.execute(f"SELECT 1 FROM {sql_table} WHERE tbl = ? LIMIT 1", (table_name,)).fetchone() is not None
+    )
 
 
 def _purge(engine: Engine, conn: Any, table: Table, key: dict) -> bool:

@@ -190,17 +190,17 @@ def _guard(cmd: dict, names: dict, creating: bool) -> None:
         cmd["ConditionExpression"] = f"({condition}) AND attribute_not_exists(#_sd)"
 
 
-def _stored_scope(plan: SyncPlan, model: ModelSync, cmd: dict) -> str:
-    """The scope of the item a remove names only by its key: read from the stored item (a missing item's
-    remove is a no-op, so any scope will do)."""
+def _stored_scope(plan: SyncPlan, model: ModelSync, cmd: dict) -> str | None:
+    """The scope of an item a remove or an update names without the scope's fields, read from the stored item
+    (None when there is none: the remove of a missing item is a no-op; an update cannot tell)."""
     table = plan.table
     found = table.client.get_item(TableName=cmd["TableName"], Key=cmd["Key"], ConsistentRead=True).get("Item")
-    if not found:
-        return f"{model.name}#"
+    if not found or DELETED_ATTR in found:
+        return f"{model.name}#" if "UpdateExpression" not in cmd else None
     try:
         return plan.item_scope(model, found)
-    except ValueError as error:
-        raise OneTableArgError(f"Cannot remove {model.name} on the cloud side: {error}") from None
+    except ValueError:
+        return None
 
 
 def cloud_command(
@@ -230,9 +230,10 @@ def cloud_command(
     try:
         scope = plan.properties_scope(model, properties)
     except ValueError as error:
-        if op != "delete":
+        stored = _stored_scope(plan, model, cmd) if op in ("delete", "update") else None
+        if stored is None:
             raise OneTableArgError(f"Cannot write {model_name} on the cloud side: {error}") from None
-        scope = _stored_scope(plan, model, cmd)
+        scope = stored
     version, seq = cloud_version()
     meta = {VERSION_ATTR: {"S": version}, SEQ_ATTR: {"S": seq}, SCOPE_ATTR: {"S": scope}}
     if op == "put":
