@@ -5,12 +5,11 @@ run leaves the work tree clean), else into a temporary folder, so the screenshot
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import os
-import tempfile
 
 import pytest
 
