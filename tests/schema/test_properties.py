@@ -329,7 +329,7 @@ def test_process_defaults_and_metrics():
                         }
                     ],
                 }
-            }
+            },
         )
     )
     process = schema.process_for("User")
