@@ -53,7 +53,13 @@ def register(commands: Any) -> None:
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--once", action="store_true", help="sync everything pending, then exit")
     mode.add_argument("--watch", action="store_true", help="keep syncing until interrupted")
-    p.add_argument("--interval", type=float, default=1.0, metavar="S", help="--watch: seconds between pulls")
+    p.add_argument(
+        "--interval",
+        type=float,
+        default=0.5,
+        metavar="S",
+        help="--watch: seconds between pulls (default 0.5)",
+    )
     p.add_argument("--batch-size", type=int, default=100, metavar="N", help="changes per batch (default 100)")
     p.add_argument(
         "--tombstone-ttl",

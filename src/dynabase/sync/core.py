@@ -227,7 +227,7 @@ class Sync:
         )
 
     def run(
-        self, interval: float = 1.0, stop: threading.Event | None = None, max_backoff: float = 60.0
+        self, interval: float = 0.5, stop: threading.Event | None = None, max_backoff: float = 60.0
     ) -> None:
         """Sync every ``interval`` seconds until ``stop`` is set (the batch in flight finishes); failures of a
         busy or unreachable endpoint back off exponentially, others raise :class:`SyncError`."""
@@ -240,7 +240,7 @@ class Sync:
 
         return await asyncio.to_thread(self.sync_once)
 
-    async def async_run(self, interval: float = 1.0, stop: Any = None, max_backoff: float = 60.0) -> None:
+    async def async_run(self, interval: float = 0.5, stop: Any = None, max_backoff: float = 60.0) -> None:
         from .loop import async_run
 
         await async_run(self, interval, stop, max_backoff)
