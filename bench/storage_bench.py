@@ -33,8 +33,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))  # measure the working tree
 sys.path.insert(0, str(ROOT))  # tests.backends: DynamoDB Local's installer and process handling
 
-from dynabase.engine.storage import dump_item, load_item, partition_hash  # noqa: E402
+from dynabase.engine.storage import (  # noqa: E402
+    WITHOUT_ROWID_ITEM_TABLE,
+    create_item_table,
+    dump_item,
+    load_item,
+    partition_hash,
+)
 from dynabase.types import encode_key, item_size  # noqa: E402
+from engine_bench import render  # noqa: E402
 
 SIZES = (100, 1000, 1100, 4000, 100_000)
 TABLE = "sized"
@@ -139,21 +146,19 @@ class LocalOnDisk:
 
 # -- raw layouts (--layouts) ---------------------------------------------------------------------------------
 
-LAYOUTS = {
-    "old WITHOUT ROWID": [
-        "CREATE TABLE t (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL, "
-        "size INTEGER NOT NULL, bin INTEGER NOT NULL, PRIMARY KEY (h, pk, sk)) WITHOUT ROWID"
-    ],
-    "rowid + key index": [
-        "CREATE TABLE t (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL, "
-        "size INTEGER NOT NULL, bin INTEGER NOT NULL)",
-        "CREATE UNIQUE INDEX tk ON t (h, pk, sk)",
-    ],
-    "key table + body": [
-        "CREATE TABLE k (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, id INTEGER NOT NULL, "
-        "PRIMARY KEY (h, pk, sk)) WITHOUT ROWID",
-        "CREATE TABLE t (id INTEGER PRIMARY KEY, item TEXT NOT NULL, size INTEGER NOT NULL, bin INTEGER NOT NULL)",
-    ],
+LAYOUTS = {  # name -> (conn, table name) -> None: create the item table
+    "old WITHOUT ROWID": lambda conn, name: conn.execute(WITHOUT_ROWID_ITEM_TABLE.format(name=name)),
+    "rowid + key index": create_item_table,  # the engine's own
+    "key table + body": lambda conn, name: (
+        conn.execute(
+            "CREATE TABLE k (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, id INTEGER NOT NULL, "
+            "PRIMARY KEY (h, pk, sk)) WITHOUT ROWID"
+        ),
+        conn.execute(
+            f"CREATE TABLE {name} (id INTEGER PRIMARY KEY, item TEXT NOT NULL, size INTEGER NOT NULL, "
+            "bin INTEGER NOT NULL)"
+        ),
+    ),
 }
 
 
@@ -164,8 +169,7 @@ def layout_bytes(layout: str, page_size: int, items: list[dict], tmp: str, compr
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute(f"PRAGMA page_size = {page_size}")
     conn.execute("PRAGMA journal_mode = WAL")
-    for ddl in LAYOUTS[layout]:
-        conn.execute(ddl)
+    LAYOUTS[layout](conn, "t")
     conn.execute("BEGIN")
     for n, item in enumerate(items):
         pk, sk = encode_key(item["pk"]), encode_key(item["sk"])
@@ -271,13 +275,6 @@ def main(argv: list[str] | None = None) -> int:
             ratio, squeeze, unpack = zlib_cost(dataset(size, args.bytes))
             print(f"  {size:>7,} B: {ratio:.2f}, {squeeze:.1f} us, +{unpack:.1f} us")
     return 0
-
-
-def render(rows: list[list[str]]) -> str:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -5,15 +5,10 @@ from __future__ import annotations
 import sqlite3
 
 import dynabase
+from dynabase.engine.storage import WITHOUT_ROWID_ITEM_TABLE
 from dynabase.types import item_size
 
 from .test_concurrency import _integrity_problems
-
-#: the item table's DDL before the rowid layout (what files written by earlier versions hold)
-OLD_ITEM_TABLE = (
-    "CREATE TABLE {name} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL, "
-    "size INTEGER NOT NULL, bin INTEGER NOT NULL, PRIMARY KEY (h, pk, sk)) WITHOUT ROWID"
-)
 
 TABLE = {
     "TableName": "orders",
@@ -70,7 +65,7 @@ def _downgrade(path: str, name: str) -> None:
     raw.execute("BEGIN IMMEDIATE")
     raw.execute(f'ALTER TABLE {name} RENAME TO "{name} new"')
     raw.execute(f'DROP INDEX "{name} key"')
-    raw.execute(OLD_ITEM_TABLE.format(name=name))
+    raw.execute(WITHOUT_ROWID_ITEM_TABLE.format(name=name))
     raw.execute(f'INSERT INTO {name} SELECT h, pk, sk, item, size, bin FROM "{name} new"')
     raw.execute(f'DROP TABLE "{name} new"')
     raw.execute("COMMIT")

@@ -54,6 +54,13 @@ def create_item_table(conn: Any, name: str) -> None:
     conn.execute(f'CREATE UNIQUE INDEX "{name} key" ON {name} (h, pk, sk)')
 
 
+#: the item table of files written before the rowid layout, which :func:`upgrade_item_tables` rewrites
+WITHOUT_ROWID_ITEM_TABLE = (
+    "CREATE TABLE {name} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL, "
+    "size INTEGER NOT NULL, bin INTEGER NOT NULL, PRIMARY KEY (h, pk, sk)) WITHOUT ROWID"
+)
+
+
 def upgrade_item_tables(conn: Any) -> list[str]:
     """Rewrite item tables of the old layout (WITHOUT ROWID) into the current one; call in a write transaction.
 
