@@ -6,7 +6,8 @@ Targets (the same requests, the same data, one process):
 * ``dynabase-mem``  -- ``dynabase.connect(":memory:")``: shown as an extra column, not used in the ratios.
 * ``moto``          -- ``moto.mock_aws`` with ``boto3.client("dynamodb")``: the usual in-process fake.
 * ``sqlite-floor``  -- plain ``sqlite3`` doing the same storage work without DynamoDB semantics: items in
-  ``(pk BLOB, sk BLOB, item TEXT) WITHOUT ROWID``, a GSI table ``(gpk, gsk, pk, sk)``, WAL + synchronous=NORMAL,
+  a rowid table ``(pk BLOB, sk BLOB, item TEXT)`` with a unique index on ``(pk, sk)`` (the engine's layout), a
+  GSI table ``(gpk, gsk, pk, sk)``, WAL + synchronous=NORMAL,
   one ``BEGIN IMMEDIATE`` transaction per write, the item dict JSON-encoded on write and decoded on read (with
   the engine's codec: orjson when installed).
 
@@ -283,10 +284,9 @@ class SqliteFloor(Target):
         )
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA synchronous = NORMAL")
-        self.conn.execute(
-            "CREATE TABLE items (pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL, PRIMARY KEY (pk, sk)) "
-            "WITHOUT ROWID"
-        )
+        # the engine's item layout: a rowid table (rows of any size fill their pages) found through a key index
+        self.conn.execute("CREATE TABLE items (pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL)")
+        self.conn.execute("CREATE UNIQUE INDEX items_key ON items (pk, sk)")
         self.conn.execute(
             "CREATE TABLE gsi (gpk BLOB NOT NULL, gsk BLOB NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, "
             "PRIMARY KEY (gpk, gsk, pk, sk)) WITHOUT ROWID"

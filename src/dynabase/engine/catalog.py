@@ -17,7 +17,7 @@ from ..errors import (
     ValidationException,
 )
 from .schema import Index, KeySchema, Table
-from .storage import Storage, load_item, partition_hash
+from .storage import Storage, create_item_table, load_item, partition_hash
 
 _NAME = re.compile(r"^[a-zA-Z0-9_.\-]{3,255}$")
 _BAD_NAME = (
@@ -205,10 +205,7 @@ class Catalog:
                 "SELECT max((SELECT coalesce(max(id), 0) FROM dynabase_tables), (SELECT user_version FROM pragma_user_version)) + 1"
             ).fetchone()[0]
             table = table_from_description(table_id, desc)
-            conn.execute(
-                f"CREATE TABLE {table.sql} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, "
-                "item TEXT NOT NULL, size INTEGER NOT NULL, bin INTEGER NOT NULL, PRIMARY KEY (h, pk, sk)) WITHOUT ROWID"
-            )
+            create_item_table(conn, table.sql)
             for index in table.indexes.values():
                 _create_index_table(conn, index)
             conn.execute(

@@ -1,12 +1,21 @@
 """SQLite storage: one connection, the catalog of tables, and the physical layout of items and indexes.
 
-Layout (all tables WITHOUT ROWID, keys as order-preserving byte strings from :func:`dynabase.types.encode_key`):
+Layout (keys as order-preserving byte strings from :func:`dynabase.types.encode_key`):
 
 - ``dynabase_tables(name, id, description)``: the catalog, one row per DynamoDB table (description is JSON).
-- ``t<id>(h, pk, sk, item, size, bin)``: the items. ``h`` is a 32-bit hash of the partition key, so a scan walks
-  partitions in hash order as DynamoDB does and a parallel scan segment is a range of ``h``. ``sk`` is ``b""`` for
-  tables without a sort key. ``item`` is the item's JSON (wire shape); ``bin`` says it holds binary values.
-- ``t<id>_<index>(ih, ik, isk, h, pk, sk)``: one per secondary index, pointing back at the item.
+- ``t<id>(h, pk, sk, item, size, bin)``: the items, a rowid table with the unique key index ``"t<id> key"`` on
+  ``(h, pk, sk)``. ``h`` is a 32-bit hash of the partition key, so a scan walks partitions in hash order as
+  DynamoDB does and a parallel scan segment is a range of ``h``. ``sk`` is ``b""`` for tables without a sort key.
+  ``item`` is the item's JSON (wire shape); ``bin`` says it holds binary values; ``size`` is DynamoDB's size.
+- ``t<id>_<index>(ih, ik, isk, h, pk, sk)``: one per secondary index (WITHOUT ROWID), pointing back at the item.
+
+Why a rowid table: a WITHOUT ROWID table is an index b-tree, whose rows spill to overflow pages past ~1 KB (on
+4 KB pages) and leave most of each overflow page empty, so any item of 1-4 KB took ~4.7 KB. A rowid table keeps
+rows up to ~4 KB whole in its leaf pages and fills its overflow pages; the key index stays small (keys and the
+rowid). Every statement names ``h, pk, sk`` as before, so SQLite finds rows through the key index; the price is
+a second b-tree step per row read (``bench/storage_bench.py`` has the disk figures, ``bench/engine_bench.py``
+the speed). Files written before (item tables WITHOUT ROWID) are rewritten to this layout when opened, in the
+transaction that opens them (:func:`upgrade_item_tables`).
 
 ``PRAGMA user_version`` counts catalog changes, so every connection (and process) sees DDL made by another.
 """
@@ -33,6 +42,47 @@ CREATE TABLE IF NOT EXISTS dynabase_tables (
     description TEXT NOT NULL
 );
 """
+
+
+def create_item_table(conn: Any, name: str) -> None:
+    """Create the item table ``name`` and its key index (the layout above)."""
+    conn.execute(
+        f"CREATE TABLE {name} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL, "
+        "size INTEGER NOT NULL, bin INTEGER NOT NULL)"
+    )
+    # the name has a space: no secondary index table (t<id>_<letters, digits, _>) can take it
+    conn.execute(f'CREATE UNIQUE INDEX "{name} key" ON {name} (h, pk, sk)')
+
+
+#: the item table of files written before the rowid layout, which :func:`upgrade_item_tables` rewrites
+WITHOUT_ROWID_ITEM_TABLE = (
+    "CREATE TABLE {name} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL, "
+    "size INTEGER NOT NULL, bin INTEGER NOT NULL, PRIMARY KEY (h, pk, sk)) WITHOUT ROWID"
+)
+
+
+def upgrade_item_tables(conn: Any) -> list[str]:
+    """Rewrite item tables of the old layout (WITHOUT ROWID) into the current one; call in a write transaction.
+
+    Rows are copied as they are (nothing is decoded), then the old table is dropped: its pages go to SQLite's
+    free list and are reused by later writes (``VACUUM`` returns them to the file system). Returns the names.
+    """
+    old = [
+        name
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' "
+            "AND name IN (SELECT 't' || id FROM dynabase_tables) AND sql LIKE '%WITHOUT ROWID'"
+        )
+    ]
+    for name in old:
+        conn.execute(f'ALTER TABLE {name} RENAME TO "{name} old"')
+        create_item_table(conn, name)
+        conn.execute(
+            f"INSERT INTO {name} (h, pk, sk, item, size, bin) "
+            f'SELECT h, pk, sk, item, size, bin FROM "{name} old" ORDER BY h, pk, sk'
+        )
+        conn.execute(f'DROP TABLE "{name} old"')
+    return old
 
 
 def partition_hash(pk: bytes) -> int:
@@ -123,6 +173,7 @@ class Storage:
             self.conn.execute("PRAGMA foreign_keys = OFF")
             with self.write():
                 self.conn.execute(SCHEMA)
+                upgrade_item_tables(self.conn)
         except sqlite3.Error as error:  # not a database, read-only, ...
             self.conn.close()
             raise StorageError(path, _open_failure(path, error)) from error
