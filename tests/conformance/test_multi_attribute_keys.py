@@ -325,7 +325,7 @@ def test_a_second_partition_attribute_of_the_wrong_type_is_refused(client, multi
         (f"{HR} AND n = :n AND s = :s AND c = :c", {"n": {"N": "1"}, "s": "a", "c": "y"}, ["p2"]),
         (f"{HR} AND n = :n AND s = :s AND c < :c", {"n": {"N": "1"}, "s": "a", "c": "y"}, ["p1"]),
         (f"{HR} AND n = :n AND s = :s AND c >= :c", {"n": {"N": "1"}, "s": "a", "c": "x"}, ["p1", "p2"]),
-        (f"site = :r AND s = :s AND tenant = :t AND n = :n", {"n": {"N": "1"}, "s": "b"}, ["p4"]),
+        ("site = :r AND s = :s AND tenant = :t AND n = :n", {"n": {"N": "1"}, "s": "b"}, ["p4"]),
         (f"{HR} AND n = :n", {"n": {"N": "3"}}, []),
     ],
 )
@@ -458,7 +458,7 @@ def test_a_start_key_outside_the_key_condition_is_refused(client, multi_table):
     page = query(client, multi_table, HR, vals(), Limit=1)  # p7, n = -1
     for condition, values in ((f"{HR} AND n = :n", {"n": {"N": "1"}}), (HR, {"t": "T2"})):
         assert_client_error(
-            lambda: query(
+            lambda condition=condition, values=values: query(
                 client, multi_table, condition, vals(**values), ExclusiveStartKey=page["LastEvaluatedKey"]
             ),
             "ValidationException",
