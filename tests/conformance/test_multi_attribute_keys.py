@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from ddb_helpers import assert_client_error, gsi, parse_key, query_all, scan_all
+from ddb_helpers import assert_client_error, gsi, parse_key, query_all, scan_all, wait_table_active
 
 H, R = "HASH", "RANGE"
 
@@ -233,7 +233,9 @@ def test_update_table_creates_a_multi_attribute_index_over_existing_items(client
             {"Create": {k: v for k, v in GSI.items() if not k.startswith("_")}},
         ],
     )
-    described = client.describe_table(TableName=table)["Table"]["GlobalSecondaryIndexes"][0]
+    described = wait_table_active(client, table)["GlobalSecondaryIndexes"][
+        0
+    ]  # Local backfills in the background
     assert described["KeySchema"] == GSI["KeySchema"]
     assert (
         pks(
@@ -547,3 +549,49 @@ def test_several_partition_attributes_and_one_sort_attribute(client, make_table)
         "ValidationException",
         _hash_message("b"),
     )
+
+
+# -- the other ways to read an index ----------------------------------------------------------------------------
+
+
+def _eq(value):
+    return {"AttributeValueList": [value], "ComparisonOperator": "EQ"}
+
+
+def test_legacy_key_conditions_on_a_multi_attribute_key(client, multi_table):
+    base = {"tenant": _eq({"S": "T1"}), "site": _eq({"S": "eu"})}
+
+    def legacy(**more):
+        return client.query(TableName=multi_table, IndexName="bytenant", KeyConditions={**base, **more})
+
+    assert pks(legacy()) == ORDER
+    assert pks(legacy(n=_eq({"N": "1"}), s=_eq({"S": "a"}))) == ["p1", "p2"]
+    gt = {"AttributeValueList": [{"N": "1"}], "ComparisonOperator": "GT"}
+    assert_client_error(
+        lambda: legacy(n=gt, s=_eq({"S": "a"})), "ValidationException", _range_message("n", "s")
+    )
+    assert_client_error(
+        lambda: client.query(
+            TableName=multi_table, IndexName="bytenant", KeyConditions={"tenant": base["tenant"]}
+        ),
+        "ValidationException",
+        _hash_message("site"),
+    )
+    assert_client_error(
+        lambda: legacy(n=_eq({"S": "1"})),
+        "ValidationException",
+        "One or more parameter values were invalid: Condition parameter type does not match schema type",
+    )
+
+
+def test_partiql_refuses_a_multi_attribute_index(client, multi_table):
+    assert_client_error(
+        lambda: client.execute_statement(
+            Statement=f"SELECT * FROM \"{multi_table}\".\"bytenant\" WHERE tenant = 'T1' AND site = 'eu'"
+        ),
+        "ValidationException",
+        "PartiQL statements cannot be executed on tables with composite HASH keys or composite RANGE keys.",
+    )
+    # the table itself is still readable
+    out = client.execute_statement(Statement=f"SELECT * FROM \"{multi_table}\" WHERE pk = 'p1'")
+    assert pks(out) == ["p1"]
