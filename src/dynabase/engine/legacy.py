@@ -226,7 +226,7 @@ def _check_key_conditions(conditions: list[_Condition], keys: KeySchema) -> None
     if not conditions:
         raise ValidationException("Conditions must be at least length 1")
     if keys.multi:  # each condition alone here; their shape is checked on the KeyConditionExpression
-        attributes = dict(keys.hash_attrs + keys.range_attrs)
+        attributes = dict(keys.attrs)
         for c in conditions:
             if c.attribute in attributes:
                 which = "Hash" if c.attribute in dict(keys.hash_attrs) else "Range"

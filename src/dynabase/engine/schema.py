@@ -27,7 +27,7 @@ class KeySchema:
 
     @cached_property
     def names(self) -> tuple[str, ...]:
-        return tuple(name for name, _ in self.hash_attrs + self.range_attrs)
+        return tuple(name for name, _ in self.attrs)
 
     @cached_property
     def hash_attrs(self) -> tuple[tuple[str, str], ...]:
@@ -40,7 +40,12 @@ class KeySchema:
         first = ((self.range_name, self.range_type),) if self.range_name else ()
         return first + self.more_range  # type: ignore[return-value]
 
-    @property
+    @cached_property
+    def attrs(self) -> tuple[tuple[str, str], ...]:
+        """``(name, type)`` of every key attribute: the partition attributes, then the sort attributes."""
+        return self.hash_attrs + self.range_attrs
+
+    @cached_property
     def multi(self) -> bool:
         """Whether the key has more than one partition or sort attribute (a multi-attribute GSI key)."""
         return bool(self.more_hash or self.more_range)
@@ -162,7 +167,7 @@ class Table:
     def check_index_keys(self, item: dict, updating: bool = False) -> None:
         """Reject an item whose secondary-index key attributes have the wrong type or are empty."""
         for index in self.indexes.values():
-            for name, typ in index.keys.hash_attrs + index.keys.range_attrs:
+            for name, typ in index.keys.attrs:
                 if name in self.keys.names:
                     continue
                 value = item.get(name)
