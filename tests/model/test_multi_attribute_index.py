@@ -119,3 +119,14 @@ def test_updating_a_key_attribute_moves_the_item(orders):
         30,
         11,
     ]
+
+
+def test_the_stored_schema_keeps_the_attribute_lists(orders):
+    table = orders.table
+    table.save_schema()
+    doc = table.read_schema()
+    assert doc["indexes"]["gs3"]["hash"] == ["tenant", "region"]
+    assert doc["indexes"]["gs3"]["sort"] == ["status", "created"]
+    again = type(table)(table.name, table.client, doc)
+    found = again.model("Order").find({"tenant": "acme", "region": "eu", "status": "paid"}, index="gs3")
+    assert totals(found) == [20]
