@@ -346,6 +346,26 @@ def encode_key(value: AttributeValue) -> bytes:
     return encode_number(Decimal(value["N"]))
 
 
+def encode_key_part(value: AttributeValue) -> bytes:
+    """One attribute of a multi-attribute key: :func:`encode_key` made self-delimiting (``00`` escaped as
+    ``00 FF``, then the terminator ``00 01``), so concatenated parts compare attribute by attribute, and a
+    part's prefix without the terminator is a byte prefix of every part it is a prefix of (begins_with)."""
+    return escape_key_bytes(encode_key(value)) + KEY_PART_END
+
+
+def escape_key_bytes(encoded: bytes) -> bytes:
+    """The escaped form of an encoded key value, without its terminator (see :func:`encode_key_part`)."""
+    return encoded.replace(b"\x00", b"\x00\xff")
+
+
+KEY_PART_END = b"\x00\x01"
+
+
+def encode_composite_key(values: list[AttributeValue]) -> bytes:
+    """An order-preserving encoding of several key values compared in order (a multi-attribute GSI key)."""
+    return b"".join(encode_key_part(v) for v in values)
+
+
 def encode_number(number: Decimal) -> bytes:
     if number.is_zero():
         return b"\x02"

@@ -26,6 +26,7 @@ _BAD_NAME = (
 )
 MAX_GSI = 20
 MAX_LSI = 5
+MAX_KEY_ATTRIBUTES = 4  # partition (and sort) attributes of a GSI's multi-attribute key
 MAX_PROJECTED = 20  # DynamoDB Local's limit (the service allows 100)
 _MILLISECOND = timedelta(milliseconds=1)
 _EPOCH_THROUGHPUT = {"LastIncreaseDateTime": 0.0, "LastDecreaseDateTime": 0.0, "NumberOfDecreasesToday": 0}
@@ -501,28 +502,45 @@ def _attribute_definitions(defs: Any) -> dict[str, str]:
 
 
 def _key_schema(
-    schema: Any, attr_types: dict[str, str], table_keys: KeySchema | None, index: bool = False
+    schema: Any,
+    attr_types: dict[str, str],
+    table_keys: KeySchema | None,
+    index: bool = False,
+    multi: bool = False,
 ) -> KeySchema:
+    """A KeySchema checked as DynamoDB Local checks it; ``multi``: a GSI's, which may name up to 4 partition and
+    4 sort attributes (multi-attribute keys)."""
     schema = schema or []
     if not schema:
         raise ValidationException(
             "No Hash Key specified in schema.  All Dynamo DB tables must have exactly one hash key"
         )
-    if len(schema) > 2:
+    if len(schema) > (2 * MAX_KEY_ATTRIBUTES if multi else 2):
         raise ValidationException(
             "Key Schema too big.  Key Schema must at most consist of the hash and range key of a table"
         )
     _check_key_elements(schema)
     types = [k.get("KeyType") for k in schema]
-    if types.count("HASH") > 1:
-        raise ValidationException(
-            "Too many hash keys specified.  All Dynamo DB tables must have exactly one hash key"
-        )
-    if types.count("RANGE") > 1:
-        raise ValidationException(
-            "Too many range keys specified.  All Dynamo DB tables must have exactly one range key"
-        )
-    if types[0] != "HASH":
+    if multi:
+        if types.count("HASH") > MAX_KEY_ATTRIBUTES:
+            raise ValidationException(
+                f"Too many partition keys. GSI can have at most {MAX_KEY_ATTRIBUTES} partition keys"
+            )
+        if types.count("RANGE") > MAX_KEY_ATTRIBUTES:
+            raise ValidationException(
+                f"Too many sort keys. GSI can have at most {MAX_KEY_ATTRIBUTES} sort keys"
+            )
+    else:
+        if types.count("HASH") > 1:
+            raise ValidationException(
+                "Too many hash keys specified.  All Dynamo DB tables must have exactly one hash key"
+            )
+        if types.count("RANGE") > 1:
+            raise ValidationException(
+                "Too many range keys specified.  All Dynamo DB tables must have exactly one range key"
+            )
+    hashes = types.count("HASH")
+    if types[0] != "HASH" or any(t != "HASH" for t in types[:hashes]):
         if "HASH" not in types:
             raise ValidationException(
                 "No Hash Key specified in schema.  All Dynamo DB tables must have exactly one hash key"
@@ -530,28 +548,37 @@ def _key_schema(
         raise ValidationException(
             "Invalid key order. Hash Key must be specified first in key schema, Range Key must be specifed second"
         )
-    hash_name = schema[0].get("AttributeName")
-    if hash_name not in attr_types:
-        if index:
-            raise ValidationException(f"Attribute {hash_name} is not defined in AttributeDefinitions")
-        raise ValidationException("Hash Key not specified in Attribute Definitions.  Type unknown.")
-    range_name = schema[1].get("AttributeName") if len(schema) > 1 else None
-    if range_name is not None and range_name not in attr_types:
-        if index:
-            raise ValidationException(f"Attribute {range_name} is not defined in AttributeDefinitions")
-        raise ValidationException("Range Key not specified in Attribute Definitions.  Type unknown.")
-    if range_name is not None and range_name == hash_name:
+    names = [k.get("AttributeName") for k in schema]
+    for position, name in enumerate(names):
+        if name not in attr_types:
+            if index:
+                raise ValidationException(f"Attribute {name} is not defined in AttributeDefinitions")
+            raise ValidationException(
+                "Range Key not specified in Attribute Definitions.  Type unknown."
+                if position
+                else "Hash Key not specified in Attribute Definitions.  Type unknown."
+            )
+    if len(set(names)) != len(names):
         raise ValidationException("Two keys can not have the same name")
+    return key_schema_of(names[:hashes], names[hashes:], attr_types)
+
+
+def key_schema_of(hash_names: list[str], range_names: list[str], attr_types: dict[str, str]) -> KeySchema:
+    """The KeySchema of partition and sort attribute names (their types from ``attr_types``)."""
     return KeySchema(
-        hash_name, attr_types[hash_name], range_name, attr_types.get(range_name) if range_name else None
+        hash_names[0],
+        attr_types[hash_names[0]],
+        range_names[0] if range_names else None,
+        attr_types[range_names[0]] if range_names else None,
+        tuple((n, attr_types[n]) for n in hash_names[1:]),
+        tuple((n, attr_types[n]) for n in range_names[1:]),
     )
 
 
 def _key_schema_list(keys: KeySchema) -> list[dict]:
-    out = [{"AttributeName": keys.hash_name, "KeyType": "HASH"}]
-    if keys.range_name:
-        out.append({"AttributeName": keys.range_name, "KeyType": "RANGE"})
-    return out
+    return [{"AttributeName": n, "KeyType": "HASH"} for n, _ in keys.hash_attrs] + [
+        {"AttributeName": n, "KeyType": "RANGE"} for n, _ in keys.range_attrs
+    ]
 
 
 def _throughput(spec: Any, billing: str, what: str) -> dict:
@@ -591,7 +618,7 @@ def _index_description(
     seen.add(name)
     if kind == "LSI":
         seen.add("\0lsi:" + name)
-    keys = _key_schema(spec.get("KeySchema"), attr_types, table_keys, index=True)
+    keys = _key_schema(spec.get("KeySchema"), attr_types, table_keys, index=True, multi=kind == "GSI")
     projection = spec.get("Projection") or {}
     ptype = projection.get("ProjectionType")
     non_key = projection.get("NonKeyAttributes")
@@ -704,10 +731,10 @@ def _sql_safe(name: str) -> str:
 
 
 def _keys_from_list(schema: list[dict], attr_types: dict[str, str]) -> KeySchema:
-    hash_name = schema[0]["AttributeName"]
-    range_name = schema[1]["AttributeName"] if len(schema) > 1 else None
-    return KeySchema(
-        hash_name, attr_types[hash_name], range_name, attr_types[range_name] if range_name else None
+    return key_schema_of(
+        [k["AttributeName"] for k in schema if k["KeyType"] == "HASH"],
+        [k["AttributeName"] for k in schema if k["KeyType"] == "RANGE"],
+        attr_types,
     )
 
 
@@ -720,18 +747,11 @@ def _create_index_table(conn: Any, index: Index) -> None:
 
 def _backfill(conn: Any, table: Table, index: Index) -> None:
     """Index every existing item that has the new index's key attributes of the right types."""
-    keys = index.keys
     for h, pk, sk, text, binary in conn.execute(f"SELECT h, pk, sk, item, bin FROM {table.sql}").fetchall():
-        item = load_item(text, binary)
-        hv = item.get(keys.hash_name)
-        rv = item.get(keys.range_name) if keys.range_name else None
-        if (
-            hv is None
-            or keys.hash_type not in hv
-            or (keys.range_name and (rv is None or keys.range_type not in rv))
-        ):
+        key = index.key_of(load_item(text, binary))
+        if key is None:
             continue
-        ik, isk = index.key_of(item)
+        ik, isk = key
         conn.execute(
             f"INSERT INTO {index.sql} (ih, ik, isk, h, pk, sk) VALUES (?, ?, ?, ?, ?, ?)",
             (partition_hash(ik), ik, isk, h, pk, sk),

@@ -225,6 +225,13 @@ def _check_key_conditions(conditions: list[_Condition], keys: KeySchema) -> None
     """KeyConditions against the key schema: the hash key's condition, then the range key's."""
     if not conditions:
         raise ValidationException("Conditions must be at least length 1")
+    if keys.multi:  # each condition alone here; their shape is checked on the KeyConditionExpression
+        attributes = dict(keys.attrs)
+        for c in conditions:
+            if c.attribute in attributes:
+                which = "Hash" if c.attribute in dict(keys.hash_attrs) else "Range"
+                _check_key_condition(c, attributes[c.attribute], which, _RANGE_OPERATORS)
+        return
     if len(conditions) > 2:
         raise ValidationException("Conditions can be of length 1 or 2 only")
     by_name = {c.attribute: c for c in conditions}

@@ -6,8 +6,20 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationException
 from ..expressions import Placeholders
-from ..expressions.keycondition import bind_key_condition, extract_key_conditions, schema_key_condition
-from ..types import encode_key, item_size, validate_item
+from ..expressions.keycondition import (
+    bind_key_condition,
+    extract_key_conditions,
+    multi_key_condition,
+    schema_key_condition,
+)
+from ..types import (
+    encode_composite_key,
+    encode_key,
+    encode_key_part,
+    escape_key_bytes,
+    item_size,
+    validate_item,
+)
 from .capacity import Consumed, check_mode, read_units
 from .items import bind_condition, bind_projection, bind_request, check_scalar_keys
 from .schema import Index, Table
@@ -70,10 +82,20 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
         conditions = extract_key_conditions(bound_key, ph)
         if consistent and gsi:
             raise ValidationException(_CONSISTENT_GSI)
-        cond = schema_key_condition(conditions, keys.hash_name, keys.range_name)
-        key_ranges = _key_ranges(cond, keys, index)
+        if keys.multi:
+            cond = multi_key_condition(
+                conditions, [n for n, _ in keys.hash_attrs], [n for n, _ in keys.range_attrs]
+            )
+            key_ranges = _multi_key_ranges(cond, keys, index)
+        else:
+            cond = schema_key_condition(conditions, keys.hash_name, keys.range_name)
+            key_ranges = _key_ranges(cond, keys, index)
     start = req.get("ExclusiveStartKey")
-    position = _start_position(table, index, start, cond, is_query) if start is not None else None
+    position = (
+        _start_position(table, index, start, cond, key_ranges if is_query else None)
+        if start is not None
+        else None
+    )
     if is_query and filt is not None:
         for path in filt.paths:
             if path[0] in keys.names:
@@ -337,45 +359,101 @@ def _successor(prefix: bytes) -> bytes | None:
 def _key_ranges(
     cond: Any, keys: Any, index: Index | None = None
 ) -> tuple[bytes, list[tuple[str, bytes]], list[bytes]]:
-    hash_value = validate_value_checked(cond.hash_value)
-    _check_type(hash_value, keys.hash_type)
-    _check_not_empty(hash_value, keys.hash_name, index)
-    hk = encode_key(hash_value)
-    op = cond.range_op
+    hk = encode_key(_checked_key_value(cond.hash_value, keys.hash_type, keys.hash_name, index))
     ranges: list[tuple[str, bytes]] = []
-    if op is not None:
-        values = [validate_value_checked(v) for v in cond.range_values]
-        if op == "begins_with":
-            value = values[0]
-            if "N" in value or keys.range_type == "N":
-                if "N" in value:
-                    raise ValidationException(
-                        "Invalid KeyConditionExpression: Incorrect operand type for operator or function; "
-                        "operator or function: begins_with, operand type: N"
-                    )
-                _check_type(value, "N")
-            _check_type(value, keys.range_type)
-            low = encode_key(value)
-            ranges.append((">=", low))
-            high = _successor(low)
-            if high is not None:
-                ranges.append(("<", high))
-        else:
-            for v in values:
-                _check_type(v, keys.range_type)
-            encoded = [encode_key(v) for v in values]
-            if op == "BETWEEN":
-                if encoded[0] > encoded[1]:
-                    raise ValidationException(
-                        "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater "
-                        f"than or equal to lower bound; lower bound operand: AttributeValue: {_av_text(values[0])}, "
-                        f"upper bound operand: AttributeValue: {_av_text(values[1])}"
-                    )
-                ranges += [(">=", encoded[0]), ("<=", encoded[1])]
-            else:
-                ranges.append((op, encoded[0]))
+    if cond.range_op is not None:
+        ranges = _sort_ranges(cond.range_op, cond.range_values, keys.range_type, keys.range_name, index)
+    return hk, ranges, [v for _, v in ranges]
+
+
+def _checked_key_value(value: dict, typ: str, name: str, index: Index | None) -> dict:
+    """A key condition's value for an attribute compared with ``=``: a valid value of its type, not empty."""
+    value = validate_value_checked(value)
+    _check_type(value, typ)
+    _check_not_empty(value, name, index)
+    return value
+
+
+def _sort_ranges(
+    op: str, raw: tuple, typ: str, name: str, index: Index | None, prefix: bytes | None = None
+) -> list[tuple[str, bytes]]:
+    """SQL bounds on the sort column for ``op`` on one sort attribute. ``prefix``: the sort attribute is a part
+    of a multi-attribute sort key, after the encoded parts of the leading attributes compared with ``=``."""
+    values = [validate_value_checked(v) for v in raw]
+    if op == "begins_with":
+        value = values[0]
+        if "N" in value or typ == "N":
+            if "N" in value:
+                raise ValidationException(
+                    "Invalid KeyConditionExpression: Incorrect operand type for operator or function; "
+                    "operator or function: begins_with, operand type: N"
+                )
+            _check_type(value, "N")
+        _check_type(value, typ)
         for v in values:
-            _check_not_empty(v, keys.range_name, index)
+            _check_not_empty(v, name, index)
+        low = encode_key(value) if prefix is None else prefix + escape_key_bytes(encode_key(value))
+        high = _successor(low)
+        return [(">=", low)] + ([("<", high)] if high is not None else [])
+    for v in values:
+        _check_type(v, typ)
+    encoded = [encode_key(v) for v in values]
+    if op == "BETWEEN" and encoded[0] > encoded[1]:
+        raise ValidationException(
+            "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater "
+            f"than or equal to lower bound; lower bound operand: AttributeValue: {_av_text(values[0])}, "
+            f"upper bound operand: AttributeValue: {_av_text(values[1])}"
+        )
+    for v in values:
+        _check_not_empty(v, name, index)
+    if prefix is None:
+        return [(">=", encoded[0]), ("<=", encoded[1])] if op == "BETWEEN" else [(op, encoded[0])]
+    # a part of a composite key: the parts after it (of the later sort attributes) follow its encoding, so an
+    # inclusive bound is the successor of the part, which is self-delimiting
+    parts = [prefix + encode_key_part(v) for v in values]
+    after = _successor(prefix) if prefix else None
+    low: bytes | None = prefix or None
+    high: bytes | None = after
+    if op == "=":
+        low, high = parts[0], _successor(parts[0])
+    elif op == "<":
+        high = parts[0]
+    elif op == "<=":
+        high = _successor(parts[0])
+    elif op == ">":
+        low = _successor(parts[0])
+    elif op == ">=":
+        low = parts[0]
+    else:  # BETWEEN
+        low, high = parts[0], _successor(parts[1])
+    return ([(">=", low)] if low is not None else []) + ([("<", high)] if high is not None else [])
+
+
+def _multi_key_ranges(
+    cond: Any, keys: Any, index: Index | None
+) -> tuple[bytes, list[tuple[str, bytes]], list[bytes]]:
+    """The index partition and the SQL bounds on its sort column for a multi-attribute key condition."""
+    hash_values = [
+        _checked_key_value(v, typ, name, index)
+        for (name, typ), v in zip(keys.hash_attrs, cond.hash_values, strict=True)
+    ]
+    hk = encode_composite_key(hash_values) if len(hash_values) > 1 else encode_key(hash_values[0])
+    prefix_values = [
+        _checked_key_value(v, typ, name, index)
+        for (name, typ), v in zip(keys.range_attrs, cond.sort_prefix, strict=False)
+    ]
+    composite = len(keys.range_attrs) > 1
+    prefix = b"".join(encode_key_part(v) for v in prefix_values)
+    if cond.range_op is not None:
+        typ = keys.range_attrs[len(prefix_values)][1]
+        ranges = _sort_ranges(
+            cond.range_op, cond.range_values, typ, cond.range_name, index, prefix if composite else None
+        )
+    elif prefix:
+        after = _successor(prefix)
+        ranges = [(">=", prefix)] + ([("<", after)] if after is not None else [])
+    else:
+        ranges = []
     return hk, ranges, [v for _, v in ranges]
 
 
@@ -392,8 +470,9 @@ def validate_value_checked(value: dict) -> dict:
     return validate_item({"v": value})["v"]
 
 
-def _start_position(table: Table, index: Index | None, start: Any, cond: Any, is_query: bool) -> list:
-    """The ExclusiveStartKey as the tuple of sort columns to resume after."""
+def _start_position(table: Table, index: Index | None, start: Any, cond: Any, key_ranges: Any) -> list:
+    """The ExclusiveStartKey as the tuple of sort columns to resume after (``key_ranges``: a Query's)."""
+    is_query = key_ranges is not None
     if not isinstance(start, dict):
         raise ValidationException("The provided starting key is invalid")
     start = validate_item(start)
@@ -422,12 +501,27 @@ def _start_position(table: Table, index: Index | None, start: Any, cond: Any, is
             )
         position = [ikey[1], pk, sk] if is_query else [ikey[0], ikey[1], pk, sk]
     if is_query:
-        hk = encode_key(cond.hash_value)
-        if encode_key(start[keys.hash_name]) != hk or not _range_matches(cond, keys, start):
+        if keys.multi:
+            matches = ikey[0] == key_ranges[0] and all(
+                _OPS[op](ikey[1], bound) for op, bound in key_ranges[1]
+            )
+        else:
+            hk = encode_key(cond.hash_value)
+            matches = encode_key(start[keys.hash_name]) == hk and _range_matches(cond, keys, start)
+        if not matches:
             raise ValidationException("The provided starting key does not match the range key predicate")
     else:
         position = [partition_hash(position[0] if index is not None else pk)] + position
     return position
+
+
+_OPS = {
+    "=": bytes.__eq__,
+    "<": bytes.__lt__,
+    "<=": bytes.__le__,
+    ">": bytes.__gt__,
+    ">=": bytes.__ge__,
+}
 
 
 def _check_in_segment(h: int, segment: tuple[int, int]) -> None:

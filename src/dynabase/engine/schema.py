@@ -7,21 +7,48 @@ from functools import cached_property
 from typing import Any
 
 from ..errors import ValidationException
-from ..types import MAX_HASH_KEY_SIZE, MAX_RANGE_KEY_SIZE, encode_key
+from ..types import MAX_HASH_KEY_SIZE, MAX_RANGE_KEY_SIZE, encode_composite_key, encode_key
 
 
 @dataclass(frozen=True)
 class KeySchema:
-    """A hash key and an optional range key, with their scalar types."""
+    """A hash key and an optional range key, with their scalar types.
+
+    A global secondary index may have a multi-attribute key (up to 4 partition and 4 sort attributes): the first
+    of each is ``hash_name``/``range_name`` and the others, in KeySchema order, ``more_hash``/``more_range``.
+    """
 
     hash_name: str
     hash_type: str
     range_name: str | None = None
     range_type: str | None = None
+    more_hash: tuple[tuple[str, str], ...] = ()
+    more_range: tuple[tuple[str, str], ...] = ()
 
-    @property
+    @cached_property
     def names(self) -> tuple[str, ...]:
-        return (self.hash_name, self.range_name) if self.range_name else (self.hash_name,)
+        return tuple(name for name, _ in self.attrs)
+
+    @cached_property
+    def hash_attrs(self) -> tuple[tuple[str, str], ...]:
+        """``(name, type)`` of every partition key attribute, in KeySchema order."""
+        return ((self.hash_name, self.hash_type),) + self.more_hash
+
+    @cached_property
+    def range_attrs(self) -> tuple[tuple[str, str], ...]:
+        """``(name, type)`` of every sort key attribute, in KeySchema order."""
+        first = ((self.range_name, self.range_type),) if self.range_name else ()
+        return first + self.more_range  # type: ignore[return-value]
+
+    @cached_property
+    def attrs(self) -> tuple[tuple[str, str], ...]:
+        """``(name, type)`` of every key attribute: the partition attributes, then the sort attributes."""
+        return self.hash_attrs + self.range_attrs
+
+    @cached_property
+    def multi(self) -> bool:
+        """Whether the key has more than one partition or sort attribute (a multi-attribute GSI key)."""
+        return bool(self.more_hash or self.more_range)
 
 
 @dataclass
@@ -52,6 +79,8 @@ class Index:
     def key_of(self, item: dict) -> tuple[bytes, bytes] | None:
         """The index key (encoded) of an item, or None when the item is not in this sparse index."""
         keys = self.keys
+        if keys.multi:
+            return _composite_key_of(keys, item)
         hv = item.get(keys.hash_name)
         if hv is None or keys.hash_type not in hv:
             return None
@@ -61,6 +90,22 @@ class Index:
         if rv is None or keys.range_type not in rv:
             return None
         return encode_key(hv), encode_key(rv)
+
+
+def _composite_key_of(keys: KeySchema, item: dict) -> tuple[bytes, bytes] | None:
+    """A multi-attribute index key: each part encoded in KeySchema order (None when an attribute is missing)."""
+    parts = []
+    for attrs in (keys.hash_attrs, keys.range_attrs):
+        values = []
+        for name, typ in attrs:
+            value = item.get(name)
+            if value is None or typ not in value:
+                return None
+            values.append(value)
+        parts.append(
+            encode_composite_key(values) if len(values) > 1 else encode_key(values[0]) if values else b""
+        )
+    return parts[0], parts[1]
 
 
 @dataclass
@@ -83,7 +128,7 @@ class Table:
     @cached_property
     def index_key_names(self) -> frozenset[str]:
         """The attributes that are a key of some secondary index (and not of the table)."""
-        names = {n for i in self.indexes.values() for n in (i.keys.hash_name, i.keys.range_name) if n}
+        names = {n for i in self.indexes.values() for n in i.keys.names}
         return frozenset(names - set(self.keys.names))
 
     def index(self, name: str) -> Index:
@@ -122,11 +167,8 @@ class Table:
     def check_index_keys(self, item: dict, updating: bool = False) -> None:
         """Reject an item whose secondary-index key attributes have the wrong type or are empty."""
         for index in self.indexes.values():
-            for name, typ in (
-                (index.keys.hash_name, index.keys.hash_type),
-                (index.keys.range_name, index.keys.range_type),
-            ):
-                if name is None or name in self.keys.names:
+            for name, typ in index.keys.attrs:
+                if name in self.keys.names:
                     continue
                 value = item.get(name)
                 if value is None:

@@ -79,6 +79,60 @@ def schema_key_condition(
     return KeyCondition(hash_value, range_op, range_values)
 
 
+class MultiKeyCondition(NamedTuple):
+    """A key condition on a multi-attribute key: every partition attribute's value (KeySchema order), the values
+    of the leading sort attributes compared with ``=`` (``sort_prefix``), then at most one ``range_op`` with its
+    ``range_values`` on the next sort attribute (``range_name``)."""
+
+    hash_values: tuple
+    sort_prefix: tuple
+    range_name: str | None
+    range_op: str | None
+    range_values: tuple
+
+
+def multi_key_condition(
+    conditions: dict[str, tuple[str, tuple]], hash_names: list[str], range_names: list[str]
+) -> MultiKeyCondition:
+    """The key condition the extracted conditions state against a multi-attribute key, or DynamoDB Local's
+    error: equality on every partition attribute, then sort attributes constrained left to right."""
+    if len(conditions) > len(hash_names) + len(range_names):
+        raise ValidationException("Query key condition not supported")
+    unequal = [n for n in hash_names if n not in conditions or conditions[n][0] != "="]
+    if unequal:
+        raise ValidationException(
+            f"HASH key attributes {', '.join(unequal)} must have equality conditions specified in the query"
+        )
+    constrained = [n for n in range_names if n in conditions]
+    for position, name in enumerate(range_names):  # a sort attribute left out before a constrained one
+        if name in conditions:
+            absent = [n for n in range_names[:position] if n not in conditions]
+            if absent:
+                _range_error(absent, name)
+    if constrained:
+        unequal = [n for n in constrained[:-1] if conditions[n][0] != "="]
+        if unequal:
+            _range_error(unequal, constrained[-1])
+    if any(name not in hash_names and name not in range_names for name in conditions):
+        raise ValidationException("Query condition missed key schema element")
+    last = constrained[-1] if constrained else None
+    op, values = conditions[last] if last else (None, ())
+    return MultiKeyCondition(
+        tuple(conditions[n][1][0] for n in hash_names),
+        tuple(conditions[n][1][0] for n in constrained[:-1]),
+        last,
+        op,
+        values,
+    )
+
+
+def _range_error(names: list[str], because: str) -> None:
+    raise ValidationException(
+        f"RANGE key attributes {', '.join(names)} must have equality conditions specified in the query because "
+        f"a condition is present on key attribute {because}"
+    )
+
+
 def _walk(node, names: _Names, conditions: dict) -> None:
     cls = node.__class__
     if cls is ast.And:

@@ -58,7 +58,7 @@ def index_properties(indexes: dict[str, IndexSpec]) -> dict[str, str]:
     """attribute -> index name for every index key attribute; the primary index wins."""
     out: dict[str, str] = {}
     for name, index in indexes.items():
-        for attribute in (index.hash, index.sort):
+        for attribute in index.keys:
             if attribute and out.get(attribute) != "primary":
                 out[attribute] = name
     return out

@@ -29,6 +29,9 @@ class Expression:
         "index",
         "hash",
         "sort",
+        "key_atts",
+        "sort_atts",
+        "key_names",
         "ph",
         "already",
         "conditions",
@@ -50,6 +53,10 @@ class Expression:
         self.index = model.select_index(params)
         self.hash = self.index.hash
         self.sort = self.index.sort
+        #: every key attribute of the index, and its sort attributes (several for a multi-attribute key)
+        self.key_atts = frozenset(self.index.keys)
+        self.sort_atts = frozenset(self.index.sorts)
+        self.key_names: list[str] = []  # the key attributes a find's key condition names
         self.ph = Placeholders()
         self.already: set[str] = set()
         self.conditions: list[str] = []
@@ -134,7 +141,7 @@ class Expression:
             return
         path = f"{pathname}.{attribute[0]}" if pathname else attribute[0]
         batch = self.params.get("batch") is not None
-        if path == self.hash or path == self.sort:
+        if path in self.key_atts:
             if op == "find":
                 self._add_key(field, value)
             elif op == "scan":
@@ -178,7 +185,7 @@ class Expression:
             self.filters.append(self.ph.expand(where, self.fields, self.params.get("substitutions")))
 
     def _filter(self, path: str, value: Any) -> None:
-        if path == self.hash or path == self.sort:
+        if path in self.key_atts:
             return
         target, variable = self._key_value(path, value)
         self.filters.append(f"{target} = {variable}")
@@ -186,12 +193,13 @@ class Expression:
     def _add_key(self, field: Any, value: Any) -> None:
         ph = self.ph
         att = field.attribute[0]
-        if att == self.sort and isinstance(value, dict) and value:
+        if att in self.sort_atts and isinstance(value, dict) and value:
             action, operand = next(iter(value.items()))
             if action not in KEY_OPERATORS:
                 raise OneTableArgError(f'Invalid KeyCondition operator "{action}"')
             if action in ("begins_with", "begins") and operand in ("", b""):
                 return  # DynamoDB refuses an empty key prefix, which would match the whole partition anyway
+            self.key_names.append(att)
             name = ph.name(att)
             if action in ("begins_with", "begins"):
                 self.keys.append(f"begins_with({name}, {ph.value(operand)})")
@@ -201,6 +209,7 @@ class Expression:
             else:
                 self.keys.append(f"{name} {action} {ph.value(operand)}")
         else:
+            self.key_names.append(att)
             self.keys.append(f"{ph.name(att)} = {ph.value(value)}")
 
     def _key_target(self, key: str) -> str:
@@ -215,7 +224,7 @@ class Expression:
 
     def _add_update(self, path: str, field: Any, value: Any) -> None:
         params = self.params
-        if path == self.hash or path == self.sort:
+        if path in self.key_atts:
             return
         if field.name == self.model.type_field and not (
             "exists" in params and params["exists"] in (None, False)
@@ -233,7 +242,7 @@ class Expression:
         model = self.model
 
         def check(key: str, what: str) -> None:
-            if key == self.hash or key == self.sort:
+            if key in self.key_atts:
                 raise OneTableArgError(f"Cannot {what} hash or sort")
 
         for key, value in (params.get("add") or {}).items():
@@ -262,6 +271,24 @@ class Expression:
             target = self._key_target(key)
             updates["set"].append(f"{target} = list_append(if_not_exists({target}, {empty}), {items})")
 
+    def _check_multi_key(self) -> None:
+        """A find on a multi-attribute key names every partition attribute, and sort attributes left to right
+        (the key condition DynamoDB takes), or fails here saying which properties are missing."""
+        named = set(self.key_names)
+        missing = [a for a in self.index.hashes if a not in named]
+        if missing:
+            raise OneTableError(
+                f'Missing hash key attributes {", ".join(missing)} for "find" on index "{self.index.name}"',
+                code="MissingError",
+            )
+        given = [a for a in self.index.sorts if a in named]
+        if given != list(self.index.sorts[: len(given)]):
+            gap = [a for a in self.index.sorts[: self.index.sorts.index(given[-1])] if a not in named]
+            raise OneTableArgError(
+                f'Sort key attributes of index "{self.index.name}" are used left to right: "find" names '
+                f"{given[-1]} but not {', '.join(gap)}"
+            )
+
     # -- output -----------------------------------------------------------------------------------------------
 
     def command(self) -> dict[str, Any]:
@@ -270,6 +297,8 @@ class Expression:
             raise OneTableError(f'Cannot find hash key for "{op}"', code="MissingError")
         if op == "find" and not self.keys:
             raise OneTableError('Cannot find hash key for "find"', code="MissingError")
+        if op == "find" and self.index.multi:
+            self._check_multi_key()
         table_name = self.model.table.name
 
         if params.get("batch") is not None:
@@ -361,7 +390,7 @@ class Expression:
     def _cursor_key(self, cursor: dict[str, Any]) -> dict[str, Any]:
         start: dict[str, Any] = {}
         for index in (self.index, self.model.primary):
-            for att in (index.hash, index.sort):
+            for att in index.keys:
                 if att and att in cursor and cursor[att] is not None:
                     start[att] = cursor[att]
         return start

@@ -810,7 +810,7 @@ class Model:
                 if field.fields is not None:
                     continue
                 att = field.attribute[0]
-                if (op == "put" or (att != index.hash and att != index.sort)) and field.name in context:
+                if (op == "put" or att not in index.keys) and field.name in context:
                     value = context[field.name]
                     if value is not None:
                         properties[field.name] = value
@@ -849,7 +849,7 @@ class Model:
             if field.fields is not None or not field.value:
                 continue
             att = field.attribute[0]
-            if field.is_indexed and op not in ("put", "update") and att != index.hash and att != index.sort:
+            if field.is_indexed and op not in ("put", "update") and att not in index.keys:
                 continue  # keys of an index this call does not use
             name = field.name
             if field.value is True:
@@ -1006,11 +1006,11 @@ class Model:
                         )
                     p["fallback"] = True
                     return
-                if keys_only and att != index.hash and att != index.sort and not self.spec.has_unique:
+                if keys_only and att not in index.keys and not self.spec.has_unique:
                     continue
                 if project is not None and att not in project:
                     continue
-                if name == self.type_field and name != index.hash and name != index.sort and op == "find":
+                if name == self.type_field and name not in index.keys and op == "find":
                     continue
                 if field.encode:
                     continue
@@ -1034,7 +1034,7 @@ class Model:
         if not project or project == "all":
             return None
         primary = self.primary
-        base = [a for a in (primary.hash, primary.sort, index.hash, index.sort) if a]
+        base = [a for a in (primary.hash, primary.sort, *index.keys) if a]
         if project == "keys":
             return list(dict.fromkeys(base))
         return list(dict.fromkeys([*project, *base]))
@@ -1337,7 +1337,7 @@ class Model:
         if raw and (p.get("next") is not None or p.get("prev") is not None):
             first = raw[0]
             cursor = {}
-            for att in (index.hash, index.sort, self.primary.hash, self.primary.sort):
+            for att in (*index.keys, self.primary.hash, self.primary.sort):
                 if att and att in first:
                     cursor[att] = first[att]
             prev = decoder.decode_item(cursor) if cursor else None

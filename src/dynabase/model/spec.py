@@ -172,12 +172,30 @@ class FieldSpec:
 
 @dataclass(eq=False)
 class IndexSpec:
+    """An index: ``hash``/``sort`` are its first partition/sort attributes; ``hashes``/``sorts`` all of them,
+    in key order (several for a global index's multi-attribute key)."""
+
     name: str
     hash: str
     sort: str | None = None
     kind: str = "global"  # primary | global | local
     project: Any = "all"  # "all" | "keys" | list of attributes
     follow: bool = False
+    hashes: tuple[str, ...] = ()
+    sorts: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.hashes = self.hashes or ((self.hash,) if self.hash else ())
+        self.sorts = self.sorts or ((self.sort,) if self.sort else ())
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Every key attribute: the partition attributes, then the sort attributes."""
+        return self.hashes + self.sorts
+
+    @property
+    def multi(self) -> bool:
+        return len(self.hashes) > 1 or len(self.sorts) > 1
 
 
 @dataclass
@@ -286,17 +304,20 @@ def _load_indexes(indexes: Any) -> dict[str, IndexSpec]:
     primary_hash = _get(indexes["primary"], "hash")
     out: dict[str, IndexSpec] = {}
     for name, index in indexes.items():
-        hash_ = _get(index, "hash")
-        sort = _get(index, "sort")
+        hashes = _key_names(_get(index, "hashes", "hash"))
+        sorts = _key_names(_get(index, "sorts", "sort"))
+        hash_ = hashes[0] if hashes else None
+        sort = sorts[0] if sorts else None
         kind = _get(index, "kind", "type")
         if name == "primary":
             kind = "primary"
-        elif kind != "local" and (hash_ is None or hash_ == primary_hash):
+        elif kind != "local" and (hash_ is None or hash_ == primary_hash) and len(hashes) <= 1:
             kind = "local"
         elif kind not in ("local", "global"):
             kind = "global"
         if kind == "local":
             hash_ = primary_hash
+            hashes = (primary_hash,)
         project = _get(index, "project", default="all")
         if project is None:
             project = "all"
@@ -309,8 +330,19 @@ def _load_indexes(indexes: Any) -> dict[str, IndexSpec]:
             kind=kind,
             project=project,
             follow=bool(_get(index, "follow", default=False)),
+            hashes=hashes,
+            sorts=sorts,
         )
     return out
+
+
+def _key_names(value: Any) -> tuple[str, ...]:
+    """An index's hash or sort: one attribute name, or a list of them (a multi-attribute key)."""
+    if value is None:
+        return ()
+    if isinstance(value, (list, tuple)):
+        return tuple(value)
+    return (value,)
 
 
 def _load_params(params: Any) -> TableParams:

@@ -368,17 +368,17 @@ class Table:
                 definition["AttributeDefinitions"].append({"AttributeName": name, "AttributeType": kind})
 
         for name, index in self.indexes.items():
-            keys = [{"AttributeName": index.hash or primary.hash, "KeyType": "HASH"}]
-            attribute(index.hash or primary.hash)
-            if index.sort:
-                attribute(index.sort)
-                keys.append({"AttributeName": index.sort, "KeyType": "RANGE"})
+            hashes = index.hashes or (primary.hash,)
+            keys = [{"AttributeName": a, "KeyType": "HASH"} for a in hashes]
+            keys += [{"AttributeName": a, "KeyType": "RANGE"} for a in index.sorts]
+            for a in (*hashes, *index.sorts):
+                attribute(a)
             if name == "primary":
                 definition["KeySchema"] = keys
                 continue
             projection: dict[str, Any]
             if isinstance(index.project, list):
-                key_names = {primary.hash, primary.sort, index.hash, index.sort}
+                key_names = {primary.hash, primary.sort, *index.keys}
                 projection = {
                     "ProjectionType": "INCLUDE",
                     "NonKeyAttributes": [a for a in index.project if a not in key_names],
@@ -613,9 +613,9 @@ class Table:
         raw_indexes = raw.get("indexes") or {}
         for name, index in self.indexes.items():
             entry = dict(raw_indexes.get(name) or {})
-            entry["hash"] = index.hash
+            entry["hash"] = list(index.hashes) if len(index.hashes) > 1 else index.hash
             if index.sort:
-                entry["sort"] = index.sort
+                entry["sort"] = list(index.sorts) if len(index.sorts) > 1 else index.sort
             indexes[name] = {k: v for k, v in entry.items() if v is not None}
         params = {**(raw.get("params") or {}), **self.params.as_onetable()}
         schema: dict[str, Any] = {

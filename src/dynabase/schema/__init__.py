@@ -41,6 +41,12 @@ first), ``models: dict[str, ModelDef]``, ``params: Params``, ``process: dict[str
 are attribute names, i.e. after a field's ``map``. Secondary indexes are global unless
 ``type: 'local'``; a local index always has the primary hash.
 
+Multi-attribute keys (dynabase's extension of the format, for DynamoDB's multi-attribute GSI keys): a
+global index's ``hash`` and ``sort`` may each be a list of 1 to 4 attribute names, in key order
+(``gs3: {hash: ['tenant', 'region'], sort: ['status', 'created']}``). ``Index.hash``/``.sort`` are then the
+first of each, ``.hashes``/``.sorts`` all of them, ``.multi`` says so, and ``.keys`` lists every key
+attribute. A one-element list is a plain name; OneTable-only schemas load unchanged.
+
 ``Params``: ``type_field="_type"``, ``created_field="created"``, ``updated_field="updated"``,
 ``timestamps`` (``True``, ``False``, ``"create"``, ``"update"``), ``iso_dates=False``, ``nulls=False``,
 ``separator="#"``, ``warn=False``, ``hidden=False``, ``partial=False``, ``legacy_empties=False``,

@@ -92,7 +92,11 @@ class Crypto:
 class Index:
     """A table index. ``hash``/``sort`` are attribute names (after ``map``). ``kind`` is ``"primary"``,
     ``"global"`` or ``"local"``; a local index's ``hash`` is always the primary hash. ``project`` is
-    ``"all"``, ``"keys"`` or a tuple of attribute names (projected in addition to the keys)."""
+    ``"all"``, ``"keys"`` or a tuple of attribute names (projected in addition to the keys).
+
+    A global index may have a multi-attribute key (dynabase's extension of the format: ``hash`` and ``sort``
+    name a list of up to 4 attributes each): ``hash``/``sort`` are then the first, ``more_hash``/``more_sort``
+    the others in order."""
 
     name: str
     hash: str
@@ -101,11 +105,28 @@ class Index:
     project: str | tuple[str, ...] = "all"
     follow: bool = False
     description: str | None = None
+    more_hash: tuple[str, ...] = ()
+    more_sort: tuple[str, ...] = ()
+
+    @property
+    def hashes(self) -> tuple[str, ...]:
+        """The partition key attribute names, in key order."""
+        return (self.hash, *self.more_hash)
+
+    @property
+    def sorts(self) -> tuple[str, ...]:
+        """The sort key attribute names, in key order (empty without a sort key)."""
+        return () if self.sort is None else (self.sort, *self.more_sort)
+
+    @property
+    def multi(self) -> bool:
+        """Whether the index has a multi-attribute key."""
+        return bool(self.more_hash or self.more_sort)
 
     @property
     def keys(self) -> tuple[str, ...]:
-        """The key attribute names: ``(hash,)`` or ``(hash, sort)``."""
-        return (self.hash,) if self.sort is None else (self.hash, self.sort)
+        """The key attribute names: the partition attributes, then the sort attributes."""
+        return self.hashes + self.sorts
 
     def projected(self, primary: Index) -> tuple[str, ...] | None:
         """Attributes present in this index, or ``None`` for all of them (OneTable's getProjection)."""

@@ -63,12 +63,25 @@ JSON_SCHEMA: dict = {
                 "description": {"type": "string"},
             },
         },
+        "keyAttributes": {
+            "description": "dynabase extension: a global index's multi-attribute key (1 to 4 attributes, in order)",
+            "oneOf": [
+                {"$ref": "#/$defs/attributeName"},
+                {
+                    "type": "array",
+                    "items": {"$ref": "#/$defs/attributeName"},
+                    "minItems": 1,
+                    "maxItems": 4,
+                    "uniqueItems": True,
+                },
+            ],
+        },
         "secondaryIndex": {
             "type": "object",
             "additionalProperties": False,
             "properties": {
-                "hash": {"$ref": "#/$defs/attributeName"},
-                "sort": {"$ref": "#/$defs/attributeName"},
+                "hash": {"$ref": "#/$defs/keyAttributes"},
+                "sort": {"$ref": "#/$defs/keyAttributes"},
                 "type": {"enum": ["global", "local"]},
                 "project": {
                     "oneOf": [

@@ -67,6 +67,7 @@ PARAM_PROPS = (
     "legacyEmpties",
     "crypto",
 )
+MAX_KEY_ATTRIBUTES = 4  # of a global index's multi-attribute partition (or sort) key
 INDEX_PROPS = ("hash", "sort", "project", "follow", "type", "description")
 FIELD_PROPS = (
     "type",
@@ -543,8 +544,9 @@ class _Compiler:
             self.check_keys(spec, INDEX_PROPS, ipath)
             description = self.get_str(spec, "description", ipath, empty=True)
             follow = bool(self.get_bool(spec, "follow", ipath, False))
-            hash_ = self.get_str(spec, "hash", ipath)
-            sort = self.get_str(spec, "sort", ipath)
+            multi_ok = name != "primary" and spec.get("type", "global") == "global"
+            hash_, more_hash = self.key_names(spec, "hash", ipath, multi_ok)
+            sort, more_sort = self.key_names(spec, "sort", ipath, multi_ok)
             if name == "primary":
                 if "hash" not in spec or spec.get("hash") is None:
                     self.error(join_path(ipath, "hash"), "required")
@@ -580,14 +582,16 @@ class _Compiler:
                 globals_ += 1
                 if "hash" not in spec or spec.get("hash") is None:
                     self.error(join_path(ipath, "hash"), "required")
-            if hash_ is not None and sort is not None and hash_ == sort:
+            if hash_ is not None and sort is not None and {hash_, *more_hash} & {sort, *more_sort}:
                 self.error(join_path(ipath, "sort"), "must differ from the hash key")
             if primary is not None and kind == "local" and sort is not None and sort == primary.sort:
                 self.error(
                     join_path(ipath, "sort"), "a local index must use a sort key other than the primary's"
                 )
             if hash_ is not None:
-                result[name] = Index(name, hash_, sort, kind, project, follow, description)
+                result[name] = Index(
+                    name, hash_, sort, kind, project, follow, description, more_hash, more_sort
+                )
         if locals_ > MAX_LOCAL_INDEXES:
             self.error(path, f"DynamoDB allows at most {MAX_LOCAL_INDEXES} local secondary indexes per table")
         if globals_ > MAX_GLOBAL_INDEXES:
@@ -596,6 +600,29 @@ class _Compiler:
                 f"more than {MAX_GLOBAL_INDEXES} global secondary indexes exceeds DynamoDB's default quota",
             )
         return result
+
+    def key_names(
+        self, spec: Mapping, key: str, ipath: str, multi_ok: bool
+    ) -> tuple[str | None, tuple[str, ...]]:
+        """An index's ``hash`` or ``sort``: an attribute name, or (a global index's multi-attribute key) a list
+        of 1 to 4 distinct names. Returns the first name and the others."""
+        value = spec.get(key)
+        if not isinstance(value, list):
+            return self.get_str(spec, key, ipath), ()
+        kpath = join_path(ipath, key)
+        if not multi_ok:
+            self.error(kpath, "a list of attributes (a multi-attribute key) is only valid for a global index")
+            return None, ()
+        if not 1 <= len(value) <= MAX_KEY_ATTRIBUTES:
+            self.error(kpath, f"a multi-attribute key has 1 to {MAX_KEY_ATTRIBUTES} attributes")
+            return None, ()
+        if not all(isinstance(v, str) and v for v in value):
+            self.error(kpath, "must be a list of attribute names")
+            return None, ()
+        if len(set(value)) != len(value):
+            self.error(kpath, "must not name an attribute twice")
+            return None, ()
+        return value[0], tuple(value[1:])
 
     def compile_project(self, spec: Mapping, ipath: str, kind: str) -> str | tuple[str, ...]:
         if "project" not in spec or spec["project"] is None:
@@ -1309,7 +1336,7 @@ class _Compiler:
             if index.kind == "primary":
                 continue
             ipath = join_path("indexes", index.name)
-            for key, attribute in (("hash", index.hash), ("sort", index.sort)):
+            for key, attribute in [("hash", a) for a in index.hashes] + [("sort", a) for a in index.sorts]:
                 if attribute is None or (key == "hash" and index.kind == "local"):
                     continue
                 if attribute not in attributes:

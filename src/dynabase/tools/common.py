@@ -19,6 +19,7 @@ __all__ = [
     "dynamo_projection",
     "entity_indexes",
     "key_format",
+    "key_formats",
     "load",
     "placeholder",
     "read_document",
@@ -147,11 +148,21 @@ def field_format(model: ModelDef, f: Field) -> tuple[str, str, bool]:
 
 
 def key_format(model: ModelDef, index: Index, role: str) -> KeyFormat | None:
-    """The format of ``index``'s ``role`` (``"hash"``/``"sort"``) key for ``model``, or ``None`` when the
-    model does not define that attribute."""
+    """The format of ``index``'s ``role`` (``"hash"``/``"sort"``) key for ``model`` (of its first attribute
+    when the key has several), or ``None`` when the model does not define that attribute."""
     attribute = index.hash if role == "hash" else index.sort
-    if attribute is None:
-        return None
+    return None if attribute is None else _attribute_format(model, index, role, attribute)
+
+
+def key_formats(model: ModelDef, index: Index, role: str) -> list[KeyFormat]:
+    """The formats of every attribute of ``index``'s ``role`` key (several for a multi-attribute key) that
+    ``model`` defines, in key order."""
+    attributes = index.hashes if role == "hash" else index.sorts
+    formats = [_attribute_format(model, index, role, a) for a in attributes]
+    return [f for f in formats if f is not None]
+
+
+def _attribute_format(model: ModelDef, index: Index, role: str, attribute: str) -> KeyFormat | None:
     f = model.field_for_attribute(attribute)
     if f is None:
         return None

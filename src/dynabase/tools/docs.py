@@ -25,13 +25,15 @@ from pathlib import Path
 from typing import Any
 
 from ..schema import Field, ModelDef, Schema
-from .common import KeyFormat, entity_indexes, key_format, load, schema_title, template_format
+from .common import KeyFormat, entity_indexes, key_formats, load, schema_title, template_format
 
 __all__ = ["FORMATS", "SchemaDoc", "build", "mermaid", "render", "render_html", "render_markdown"]
 
 FORMATS = ("md", "html")
 KIND_LABELS = {"primary": "primary", "global": "GSI", "local": "LSI"}
 PROJECTION_LABELS = {"all": "ALL", "keys": "KEYS_ONLY"}
+#: joins the attributes of a multi-attribute key (and their formats) in the pages
+KEY_JOIN = " + "
 _TIMESTAMPS = {True: "created and updated", False: "none", "create": "created only", "update": "updated only"}
 
 
@@ -249,8 +251,8 @@ def build(schema: Schema, *, title: str | None = None) -> SchemaDoc:
             IndexDoc(
                 index.name,
                 KIND_LABELS[index.kind],
-                index.hash,
-                index.sort or "—",
+                KEY_JOIN.join(index.hashes),
+                KEY_JOIN.join(index.sorts) or "—",
                 projection,
                 index.description or "",
             )
@@ -265,9 +267,8 @@ def build(schema: Schema, *, title: str | None = None) -> SchemaDoc:
         member = entity_indexes(schema, model)
         for index in member:
             for role in ("hash", "sort"):
-                fmt = key_format(model, index, role)
-                if fmt is not None and not (index.kind == "local" and role == "hash"):
-                    keys.append(fmt)
+                if not (index.kind == "local" and role == "hash"):
+                    keys += key_formats(model, index, role)
         process = schema.process.get(model.name)
         entities.append(
             EntityDoc(
@@ -289,14 +290,20 @@ def build(schema: Schema, *, title: str | None = None) -> SchemaDoc:
         for model in schema.models.values():
             if index not in entity_indexes(schema, model):
                 continue
-            hash_fmt = key_format(model, index, "hash")
-            sort_fmt = key_format(model, index, "sort")
-            assert hash_fmt is not None
-            groups.setdefault(hash_fmt.shape, []).append(
-                (model.name, hash_fmt.format, sort_fmt.format if sort_fmt else "")
+            hash_fmts = key_formats(model, index, "hash")
+            sort_fmts = key_formats(model, index, "sort")
+            assert hash_fmts
+            groups.setdefault(KEY_JOIN.join(f.shape for f in hash_fmts), []).append(
+                (
+                    model.name,
+                    KEY_JOIN.join(f.format for f in hash_fmts),
+                    KEY_JOIN.join(f.format for f in sort_fmts),
+                )
             )
         for shape in sorted(groups):
-            partitions.append(PartitionDoc(index.name, index.hash, shape, sorted(groups[shape])))
+            partitions.append(
+                PartitionDoc(index.name, KEY_JOIN.join(index.hashes), shape, sorted(groups[shape]))
+            )
 
     process_docs = [
         ProcessDoc(name, p.enable, p.sync, p.notify, [_metric(m) for m in p.metrics])
@@ -314,6 +321,11 @@ def build(schema: Schema, *, title: str | None = None) -> SchemaDoc:
 
 
 # -- Markdown ----------------------------------------------------------------------------------------------
+
+
+def _codes(names: str) -> str:
+    """A key's attribute names (several joined for a multi-attribute key), each as a code span."""
+    return KEY_JOIN.join(_code(n) for n in names.split(KEY_JOIN))
 
 
 def _code(text: str) -> str:
@@ -385,8 +397,8 @@ def render_markdown(doc: SchemaDoc) -> str:
             [
                 _cell(i.name),
                 i.kind,
-                _code(i.hash),
-                _code(i.sort) if i.sort != "—" else "—",
+                _codes(i.hash),
+                _codes(i.sort) if i.sort != "—" else "—",
                 _cell(i.projection),
                 _cell(i.description),
             ]
@@ -501,6 +513,11 @@ def _hcode(text: str) -> str:
     return f"<code>{_h(text)}</code>" if text else ""
 
 
+def _hcodes(names: str) -> str:
+    """A key's attribute names (several joined for a multi-attribute key), each as code."""
+    return KEY_JOIN.join(_hcode(n) for n in names.split(KEY_JOIN))
+
+
 def _htable(header: list[str], rows: list[list[str]]) -> list[str]:
     """A table; ``rows`` cells are HTML already."""
     lines = [
@@ -540,8 +557,8 @@ def render_html(doc: SchemaDoc) -> str:
             [
                 _h(i.name),
                 _h(i.kind),
-                _hcode(i.hash),
-                _hcode(i.sort) if i.sort != "—" else "—",
+                _hcodes(i.hash),
+                _hcodes(i.sort) if i.sort != "—" else "—",
                 _h(i.projection),
                 _h(i.description),
             ]

@@ -29,7 +29,7 @@ from typing import Any
 
 from ..clock import TTL_ATTR
 from ..model.syncmeta import sync_index_definition
-from ..schema import Schema
+from ..schema import Index, Schema
 from .common import dynamo_projection
 
 __all__ = [
@@ -124,11 +124,12 @@ def _ttl(schema: Schema, options: IacOptions) -> str | None:
 # -- the table definition (CreateTable / CloudFormation share these property names) --------------------------
 
 
-def _key_schema(hash_: str, sort: str | None) -> list[dict[str, str]]:
-    keys = [{"AttributeName": hash_, "KeyType": "HASH"}]
-    if sort:
-        keys.append({"AttributeName": sort, "KeyType": "RANGE"})
-    return keys
+def _key_schema(index: Index) -> list[dict[str, str]]:
+    """An index's KeySchema: every partition attribute, then every sort attribute (several each for a
+    multi-attribute key)."""
+    return [{"AttributeName": a, "KeyType": "HASH"} for a in index.hashes] + [
+        {"AttributeName": a, "KeyType": "RANGE"} for a in index.sorts
+    ]
 
 
 def table_properties(schema: Schema, options: IacOptions) -> dict[str, Any]:
@@ -141,7 +142,7 @@ def table_properties(schema: Schema, options: IacOptions) -> dict[str, Any]:
         "AttributeDefinitions": [
             {"AttributeName": name, "AttributeType": kind} for name, kind in types.items()
         ],
-        "KeySchema": _key_schema(primary.hash, primary.sort),
+        "KeySchema": _key_schema(primary),
         "BillingMode": options.billing,
     }
     if options.provisioned:
@@ -153,7 +154,7 @@ def table_properties(schema: Schema, options: IacOptions) -> dict[str, Any]:
             continue
         entry: dict[str, Any] = {
             "IndexName": index.name,
-            "KeySchema": _key_schema(index.hash, index.sort),
+            "KeySchema": _key_schema(index),
             "Projection": dynamo_projection(index, primary),
         }
         if index.kind == "local":
@@ -284,9 +285,17 @@ def terraform(schema: Schema, options: IacOptions) -> dict[str, Any]:
     ]
     gsis = []
     for gsi in props.get("GlobalSecondaryIndexes", []):
-        entry: dict[str, Any] = {"name": gsi["IndexName"], "hash_key": gsi["KeySchema"][0]["AttributeName"]}
-        if len(gsi["KeySchema"]) > 1:
-            entry["range_key"] = gsi["KeySchema"][1]["AttributeName"]
+        entry: dict[str, Any] = {"name": gsi["IndexName"]}
+        kinds = [k["KeyType"] for k in gsi["KeySchema"]]
+        if kinds.count("HASH") > 1 or kinds.count("RANGE") > 1:
+            # a multi-attribute key: the provider's key_schema blocks (hash_key/range_key hold one attribute)
+            entry["key_schema"] = [
+                {"attribute_name": k["AttributeName"], "key_type": k["KeyType"]} for k in gsi["KeySchema"]
+            ]
+        else:
+            entry["hash_key"] = gsi["KeySchema"][0]["AttributeName"]
+            if len(gsi["KeySchema"]) > 1:
+                entry["range_key"] = gsi["KeySchema"][1]["AttributeName"]
         entry.update(_tf_projection(gsi["Projection"]))
         if options.provisioned:
             entry["read_capacity"] = options.read_capacity

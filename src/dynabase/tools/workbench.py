@@ -197,6 +197,11 @@ def export_workbench(schema: Schema, options: IacOptions | str, *, now: _dt.date
     for index in schema.indexes.values():
         if index.kind == "primary":
             continue
+        if index.multi:  # its KeyAttributes have one PartitionKey and one SortKey
+            raise ValueError(
+                f"index {index.name}: NoSQL Workbench's data model has no multi-attribute keys; use --format "
+                "cloudformation, terraform or create-table for this schema"
+            )
         entry = {
             "IndexName": index.name,
             "KeyAttributes": _key_attributes(index.hash, index.sort, types),

@@ -301,6 +301,10 @@ class _Translator(Expressions):
         table = self.table(node.table, select=True, index=node.index)
         index = table.index(node.index) if node.index is not None else None
         keys = index.keys if index is not None else table.keys
+        if keys.multi:  # (DynamoDB Local 3.3's words)
+            raise ValidationException(
+                "PartiQL statements cannot be executed on tables with composite HASH keys or composite RANGE keys."
+            )
         shape = self.projection(node)
         self.where(node.where)
         forward, partitions_descending = self.order(node, keys)
