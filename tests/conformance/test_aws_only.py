@@ -171,3 +171,41 @@ def test_shard_filter_child_shards(client, streams_client, make_table):
         StreamArn=arn, ShardFilter={"Type": "CHILD_SHARDS", "ShardId": shard["ShardId"]}
     )["StreamDescription"]["Shards"]
     assert children == []  # the one shard of a stream is never split
+
+
+# -- read capacity of a local index query that fetches from the table ---------------------------------------------
+
+
+@aws_only(
+    "Local charges the whole items to the index",
+    "DynamoDB developer guide, local secondary indexes, read capacity: attributes not projected are fetched from "
+    "the table at a higher cost; https://docs.aws.amazon.com/whitepapers/latest/comparing-dynamodb-and-hbase-for-"
+    "nosql/local-secondary-index-considerations.html",
+)
+def test_lsi_query_fetching_unprojected_attributes_charges_the_table(client, make_table):
+    from ddb_helpers import lsi
+
+    name = make_table(("pk:S", "sk:S"), lsis=[lsi("byL", "l:S", projection="KEYS_ONLY")])
+    for sk in ("1", "2"):  # ~5 KB each: two 4 KB read units per item fetched from the table
+        client.put_item(
+            TableName=name, Item={"pk": {"S": "a"}, "sk": {"S": sk}, "l": {"S": sk}, "big": {"S": "x" * 5000}}
+        )
+    query = {
+        "TableName": name,
+        "IndexName": "byL",
+        "KeyConditionExpression": "pk = :p",
+        "ExpressionAttributeValues": {":p": {"S": "a"}},
+        "ConsistentRead": True,
+        "ReturnConsumedCapacity": "INDEXES",
+    }
+    fetched = client.query(Select="ALL_ATTRIBUTES", **query)
+    assert len(fetched["Items"]) == 2 and "big" in fetched["Items"][0]
+    assert fetched["ConsumedCapacity"] == {
+        "TableName": name,
+        "CapacityUnits": 5.0,
+        "Table": {"CapacityUnits": 4.0},
+        "LocalSecondaryIndexes": {"byL": {"CapacityUnits": 1.0}},
+    }
+    projected = client.query(**query)  # the index's own attributes: no fetch, no table reads
+    assert projected["ConsumedCapacity"]["Table"] == {"CapacityUnits": 0.0}
+    assert projected["ConsumedCapacity"]["LocalSecondaryIndexes"] == {"byL": {"CapacityUnits": 1.0}}
