@@ -99,11 +99,12 @@ DIFFERENCES: tuple[Difference, ...] = (
         ),
         aws=re.compile(
             _VALIDATION_PREFIX
-            + r"Value '.*' at '[\w.]*(limit|attributeName|nonKeyAttributes|clientRequestToken)' "
+            + r"Value '.*' at '[\w.]*(limit|attributeName|nonKeyAttributes(\.\d+\.member)?|clientRequestToken)' "
             r"failed to satisfy constraint: Member must have (value|length) .*"
         ),
-        ref="botocore's dynamodb model (ListTablesInputLimit, TimeToLiveAttributeName, "
-        "NonKeyAttributeNameList, ClientRequestToken); the validator's format: "
+        ref="botocore's dynamodb model (ListTablesInputLimit, TimeToLiveAttributeName, KeySchemaAttributeName, "
+        "NonKeyAttributeNameList, ClientRequestToken); DynamoDB API reference, Projection: NonKeyAttributes "
+        "'Maximum number of 20 items', 'Maximum length of 255'; the validator's format: "
         "https://github.com/nubo-db/dynoxide/issues/11",
     ),
 )

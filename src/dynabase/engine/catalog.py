@@ -759,6 +759,8 @@ def _backfill(conn: Any, table: Table, index: Index) -> None:
             or (keys.range_name and (rv is None or keys.range_type not in rv))
         ):
             continue
+        if hv[keys.hash_type] in ("", b"") or (rv is not None and rv[keys.range_type] in ("", b"")):
+            continue  # an empty string or binary is no index key value: the item stays out of the index
         ik, isk = index.key_of(item)
         conn.execute(
             f"INSERT INTO {index.sql} (ih, ik, isk, h, pk, sk) VALUES (?, ?, ?, ?, ?, ?)",
