@@ -14,6 +14,10 @@ What is normalised (and nothing else):
   ``LastEvaluatedKey`` (Count per page depends on how ties are split across pages).  A Query on the table is
   compared page by page, exactly.
 * BatchGetItem: the order of items in each table's ``Responses``.
+* Error messages of the listed differences between DynamoDB Local and AWS (``tests/aws_differences.py``):
+  where Local is known to word an answer differently from the service, the engine follows the service, and
+  both sides' messages are replaced by the difference's name before comparing.  Each listed difference names
+  its reference; nothing else about an error is normalised.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from botocore.exceptions import ClientError, ParamValidationError
+
+from aws_differences import label
 
 from .strategies import KEY_ATTRS
 
@@ -137,7 +143,9 @@ class Side:
 
     def error_view(self, response: dict[str, Any]) -> dict[str, Any]:
         error = response.get("Error", {})
-        view: dict[str, Any] = {"Code": error.get("Code"), "Message": self.unbind_text(error.get("Message"))}
+        message = self.unbind_text(error.get("Message"))
+        known = label(error.get("Code"), message, is_local=self.is_dynamodb_local)
+        view: dict[str, Any] = {"Code": error.get("Code"), "Message": known or message}
         for key, value in response.items():
             if key in ("Error", "ResponseMetadata"):
                 continue

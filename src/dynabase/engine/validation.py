@@ -15,6 +15,16 @@ server reads) for the constraints whose message is established:
 Paths use the service's member naming: the member name with its first letter in lower case, list elements as
 ``<member>.<n>.member`` (1-based) and map values as ``<member>.<key>.member``.
 
+Established from public reports of the service's answers: the envelope (``1 validation error detected: `` /
+``N validation errors detected: `` with ``; `` between), the ``Value '<v>' at '<path>' failed to satisfy
+constraint: Member must ...`` form for lengths, patterns, enums and ``null``, the ``KeySchemaElement(...)``
+rendering of a key schema list, and data-plane ``tableName`` allowing 1..1024 characters (table ARNs).  Not
+established, and chosen here: the order of several errors (the model's member order, depth first), the order of
+two errors on one string (pattern before length), that an empty string breaks only the length (not the
+pattern), the rendering of lists of other structures (their length is then left to the engine's own checks),
+whether the service caps the number of errors it lists (all are listed), and the order of enum values where
+DynamoDB Local shows none (botocore's order).
+
 Cost: :func:`checker` returns ``None`` for subtrees without constraints, so AttributeValues are never walked;
 data-plane operations check only their top-level members up front (:func:`shallow`) and the whole request
 when the engine refuses it (see :meth:`dynabase.engine.Engine.call`).
