@@ -6,8 +6,8 @@ AWS-only with a reference, and this list names each difference explicitly.  Two 
 
 * ``ddb_helpers.assert_client_error`` on DynamoDB Local accepts Local's answer where the test expects AWS's
   answer and a listed difference says Local answers that case in its own words;
-* the differential harness (``tests/differential/harness.py``) maps both sides' messages of a listed
-  difference to the difference's name before comparing them.
+* the differential harness (``tests/differential/harness.py``), where DynamoDB Local answers one side and the
+  engine the other with the two messages of a listed difference, replaces both by the difference's name.
 
 Behaviour differences that are not a matter of wording (UpdateTable's billing rules, stream ARN validation...)
 are tests marked ``@pytest.mark.aws_only(reason=..., ref=...)``: they run on the embedded engine and the
@@ -117,15 +117,4 @@ def difference(code: str, local_message: str | None, aws_message: str | None) ->
     for known in DIFFERENCES:
         if known.code == code and known.local.fullmatch(local_message) and known.aws.fullmatch(aws_message):
             return known
-    return None
-
-
-def label(code: str, message: str | None, *, is_local: bool) -> str | None:
-    """The name of the listed difference this message is one side of (``None`` when it is none)."""
-    if message is None:
-        return None
-    for known in DIFFERENCES:
-        pattern = known.local if is_local else known.aws
-        if known.code == code and pattern.fullmatch(message):
-            return f"<{known.name}>"
     return None

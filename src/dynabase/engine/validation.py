@@ -237,20 +237,73 @@ def checker(service: str, operation: str) -> Check | None:
     return None if name is None else compiler.shape(name)
 
 
+#: how many passing strings a top-level member remembers (table names and enum values repeat)
+_REMEMBERED = 1024
+
+
 @cache
-def shallow(service: str, operation: str) -> Check | None:
-    """The check of an operation's top-level scalar members only: cheap enough for every data-plane call."""
+def shallow(service: str, operation: str) -> Callable[[dict[str, Any]], bool]:
+    """A predicate on an operation's top-level scalar members only, True when they meet the model's
+    constraints: cheap enough for every data-plane call (no paths or messages are built)."""
     compiler = _compiler(service)
     name = compiler.inputs.get(operation)
     if name is None:
-        return None
+        return lambda request: True
     spec = compiler.shapes[name]
-    scalars = [
-        member
-        for member, ref in spec.get("members", {}).items()
-        if compiler.shapes[ref["shape"]]["type"] not in ("structure", "list", "map")
-    ]
-    return compiler._structure(spec, scalars)
+    required = tuple(spec.get("required", ()))
+    tests: dict[str, tuple[set[str], Callable[[Any], bool]]] = {}
+    for member, ref in spec.get("members", {}).items():
+        test = _scalar_test(compiler.shapes[ref["shape"]])
+        if test is not None:
+            tests[member] = (set(), test)  # the strings that passed already (table names, enum values)
+
+    def ok(request: dict[str, Any]) -> bool:
+        for member in required:
+            if request.get(member) is None:
+                return False
+        for member, value in request.items():
+            entry = tests.get(member)
+            if entry is None:
+                continue
+            passed, test = entry
+            if value.__class__ is str and value in passed:
+                continue
+            if not test(value):
+                return False
+            if value.__class__ is str and len(passed) < _REMEMBERED:
+                passed.add(value)
+        return True
+
+    return ok
+
+
+def _scalar_test(spec: dict[str, Any]) -> Callable[[Any], bool] | None:
+    """Whether a string or number meets its shape's constraints (``None``: nothing to test)."""
+    low, high = spec.get("min"), spec.get("max")
+    if spec["type"] in ("integer", "long") and (low is not None or high is not None):
+        low_value = low if low is not None else -(2**63)
+        high_value = high if high is not None else 2**63
+
+        def number(value: Any) -> bool:
+            return not isinstance(value, int) or low_value <= value <= high_value
+
+        return number
+    if spec["type"] != "string" or (
+        low is None and high is None and "pattern" not in spec and "enum" not in spec
+    ):
+        return None
+    shortest, longest = low or 0, high if high is not None else 1 << 62
+    regex = _java_regex(spec["pattern"]) if "pattern" in spec else None
+    allowed = frozenset(spec["enum"]) if "enum" in spec else None
+
+    def string(value: Any) -> bool:
+        if not isinstance(value, str):
+            return True
+        if allowed is not None:
+            return value in allowed
+        return shortest <= len(value) <= longest and (regex is None or regex.fullmatch(value) is not None)
+
+    return string
 
 
 def errors_of(check: Check | None, request: dict[str, Any]) -> list[str]:
@@ -292,9 +345,19 @@ def validate(service: str, operation: str, request: dict[str, Any]) -> None:
     raise_errors(errors_of(checker(service, operation), request))
 
 
+#: service -> operation -> its up-front check: the top-level predicate of a data-plane operation, ``None`` for
+#: any other (the whole request is checked)
+_UP_FRONT: dict[str, dict[str, Callable[[dict[str, Any]], bool] | None]] = {}
+
+
 def before(service: str, operation: str, request: dict[str, Any]) -> None:
     """The check that runs before the engine: the top level of data-plane requests, all of any other."""
-    if operation in DATA_PLANE:
-        raise_errors(errors_of(shallow(service, operation), request))
-    else:
+    checks = _UP_FRONT.get(service)
+    if checks is None:
+        checks = _UP_FRONT[service] = {}
+    try:
+        ok = checks[operation]
+    except KeyError:
+        ok = checks[operation] = shallow(service, operation) if operation in DATA_PLANE else None
+    if ok is None or not ok(request):
         validate(service, operation, request)
