@@ -104,3 +104,21 @@ def test_botocore_request_compression(server: str) -> None:
         assert client.get_item(TableName=name, Key={"pk": {"S": "a"}})["Item"] == item
     finally:
         client.delete_table(TableName=name)
+
+
+@pytest.mark.parametrize(
+    "accept, compressed",
+    [
+        ("gzip", True),
+        ("deflate, gzip;q=0.5", True),
+        ("*", False),  # compression only when the client names gzip
+        ("identity, gzip;q=0", False),
+        ("gzip;q=0.000", False),
+        ("br", False),
+    ],
+)
+def test_accept_encoding_qualities(server: str, accept: str, compressed: bool) -> None:
+    response = raw_request(server, TARGET + "ListTables", BODY, headers={"Accept-Encoding": accept})
+    assert (response.headers.get("content-encoding") == "gzip") is compressed
+    body = gzip.decompress(response.body) if compressed else response.body
+    assert "TableNames" in json.loads(body)

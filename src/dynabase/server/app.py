@@ -104,6 +104,23 @@ def _decoded(headers: dict[str, str], body: bytes) -> bytes:
     raise SerializationException(f"The request body is not valid {encoding} data")
 
 
+def _accepts_gzip(headers: dict[str, str]) -> bool:
+    """Whether ``Accept-Encoding`` names gzip with a quality above zero (RFC 9110, 12.5.3; ``*`` alone does not
+    turn compression on: clients that want it name it)."""
+    for entry in headers.get("accept-encoding", "").split(","):
+        coding, _, params = entry.partition(";")
+        if coding.strip().lower() not in ("gzip", "x-gzip"):
+            continue
+        quality = params.strip().lower()
+        if not quality.startswith("q="):
+            return True
+        try:
+            return float(quality[2:]) > 0
+        except ValueError:
+            return False
+    return False
+
+
 def _compress(response: Response) -> None:
     """Compress a response's body with gzip (the client sent ``Accept-Encoding: gzip``)."""
     response.body = gzip.compress(response.body, compresslevel=5)
@@ -424,7 +441,9 @@ class DynamoDBApp:
             body_out = jsonio.dumps({"__type": _DDB + "InternalFailure", "Message": _INTERNAL_MESSAGE})
             response = Response(500, body_out, rid, JSON_CONTENT_TYPE, extra)
             error = "InternalFailure"
-        if response.body and "gzip" in headers.get("accept-encoding", ""):
+        if (
+            response.body and "gzip" in headers.get("accept-encoding", "") and _accepts_gzip(headers)
+        ):  # cheap first
             _compress(response)
         log = self.log
         if log.level >= 1 or response.status >= 500:
