@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+import ddb_helpers
 from backends import BACKEND_FACTORIES, Backend, DynamoDBLocal, ensure_dynamodb_local, selected_backends
 from ddb_helpers import delete_table_quietly
 from ddb_helpers import make_table as _make_table
@@ -27,6 +28,31 @@ def pytest_configure(config: pytest.Config) -> None:
         "local_quirk: asserts a DynamoDB Local behaviour believed to differ from AWS DynamoDB "
         "(the engine copies Local; deselect with -m 'not local_quirk')",
     )
+    config.addinivalue_line(
+        "markers",
+        "aws_only(reason, ref): AWS DynamoDB's behaviour where DynamoDB Local is known to differ (the engine "
+        "follows AWS); skipped on DynamoDB Local, with the reference that establishes AWS's answer",
+    )
+
+
+@pytest.fixture(autouse=True)
+def _oracle_flag(request: pytest.FixtureRequest) -> Iterator[None]:
+    """For tests on a backend: skip ``aws_only`` tests on DynamoDB Local, and tell ``assert_client_error`` when
+    Local's listed differences from AWS apply."""
+    if "backend" not in request.fixturenames:
+        yield
+        return
+    on_local = request.getfixturevalue("backend").name == "dynamodb-local"
+    marker = request.node.get_closest_marker("aws_only")
+    if marker is not None and not (marker.kwargs.get("reason") and marker.kwargs.get("ref")):
+        pytest.fail("aws_only needs reason= and ref= (where AWS's answer is established)")
+    if marker is not None and on_local:
+        pytest.skip(f"AWS-only: {marker.kwargs.get('reason', '')} (ref: {marker.kwargs.get('ref', '')})")
+    ddb_helpers.ON_DYNAMODB_LOCAL = on_local
+    try:
+        yield
+    finally:
+        ddb_helpers.ON_DYNAMODB_LOCAL = False
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ from botocore.exceptions import ParamValidationError
 
 from ddb_helpers import assert_client_error, gsi, scan_all, sorted_items
 
-NOT_FOUND = "Cannot do operations on a non-existent table"
+NOT_FOUND = "Requested resource not found"  # AWS (Local: "Cannot do operations on a non-existent table")
 DUPLICATES = "Provided list of item keys contains duplicates"
 TOO_MANY_GETS = "Too many items requested for the BatchGetItem call"
 TOO_MANY_WRITES = "Too many items requested for the BatchWriteItem call"

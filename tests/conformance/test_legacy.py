@@ -175,7 +175,12 @@ def test_key_conditions_on_binary_sort_key(client, binary_table):
             {**HASH, "sk": cond("EQ", N(1)), "x": cond("EQ", N(1))},
             "Conditions can be of length 1 or 2 only",
         ),
-        ({**HASH, "sk": cond("BOGUS", N(1))}, "Comparison type does not exist in DynamoDB"),
+        (
+            {**HASH, "sk": cond("BOGUS", N(1))},
+            "1 validation error detected: Value 'BOGUS' at 'keyConditions.sk.member.comparisonOperator' failed to "
+            "satisfy constraint: Member must satisfy enum value set: [EQ, NE, IN, LE, LT, GE, GT, BETWEEN, NOT_NULL, "
+            "NULL, CONTAINS, NOT_CONTAINS, BEGINS_WITH]",
+        ),
     ],
     ids=[
         "begins-with-number",
@@ -1065,3 +1070,32 @@ def test_attribute_updates_with_expressions(client, item, extra, expression):
         mixing_error("AttributeUpdates", expression),
     )
     assert stored(client, item) == BASE
+
+
+# -- IN lists longer than the expression language's 100 operands ---------------------------------------------
+
+LONG_IN = [N(v) for v in range(0, 500, 2)]  # 250 values: the 100-operand limit is the expression language's
+
+
+def test_scan_filter_in_over_100_values(client, numbers):
+    assert scan_sks(client, numbers, ScanFilter={"x": cond("IN", *LONG_IN)}) == [1, 2, 3, 4, 5]
+
+
+def test_query_filter_in_over_100_values(client, numbers):
+    result = query(client, numbers, KeyConditions=HASH, QueryFilter={"x": cond("IN", *LONG_IN[:-1], N(30))})
+    assert sks(result["Items"]) == [1, 2, 3, 4, 5]
+    none_stored = [N(v) for v in range(51, 300)]
+    result = query(client, numbers, KeyConditions=HASH, QueryFilter={"x": cond("IN", *none_stored)})
+    assert sks(result["Items"]) == []
+
+
+def test_expected_in_over_100_values(client, numbers):
+    key = {"pk": S("a"), "sk": N(3)}
+    client.put_item(
+        TableName=numbers, Item={**key, "x": N(31)}, Expected={"x": cond("IN", *LONG_IN[:150], N(30))}
+    )
+    assert_client_error(
+        lambda: client.put_item(TableName=numbers, Item=key, Expected={"x": cond("IN", *LONG_IN)}),
+        "ConditionalCheckFailedException",
+        "The conditional request failed",
+    )

@@ -1487,7 +1487,7 @@ def test_transaction_size_limit(client, things):
 
 
 def test_transaction_client_request_token(client, things):
-    token = f"token-{uuid.uuid4()}"
+    token = str(uuid.uuid4())  # 36 characters: the model's maximum
     statement = f"UPDATE \"{things}\" SET n = n + 1 WHERE pk = 'h1'"
     transact(client, statement, ClientRequestToken=token)
     transact(client, statement, ClientRequestToken=token)  # a retry: applied once

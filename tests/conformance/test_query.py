@@ -731,7 +731,8 @@ def test_select_invalid(client, six):
     invalid(
         client,
         six,
-        "Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES",
+        "1 validation error detected: Value 'EVERYTHING' at 'select' failed to satisfy constraint: Member must "
+        "satisfy enum value set: [ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, SPECIFIC_ATTRIBUTES, COUNT]",
         Select="EVERYTHING",
     )
 

@@ -23,7 +23,7 @@ from ddb_helpers import assert_client_error, scan_all, sorted_items
 CCF = "The conditional request failed"
 CCF_CHECK = "The conditional request failed."  # a ConditionCheck action's message has a period
 ONE_ITEM = "Transaction request cannot include multiple operations on one item"
-NOT_FOUND = "Cannot do operations on a non-existent table"
+NOT_FOUND = "Requested resource not found"  # AWS (Local: "Cannot do operations on a non-existent table")
 TYPE_MISMATCH = "One or more parameter values were invalid: Type mismatch for key"
 KEY_UPDATE = (
     "One or more parameter values were invalid: Cannot update attribute pk. This attribute is part of the key"
@@ -616,8 +616,8 @@ def test_token_too_long(client, table):
     assert_client_error(
         lambda: client.transact_write_items(TransactItems=counter_increment(table), ClientRequestToken=token),
         "ValidationException",
-        f"Value {token} at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or "
-        "equal to 36",
+        f"1 validation error detected: Value '{token}' at 'clientRequestToken' failed to satisfy constraint: Member "
+        "must have length less than or equal to 36",
     )
     assert contents(client, table) == [A, B]
 

@@ -126,8 +126,8 @@ def test_attribute_name_too_long(client, hash_table):
     assert_client_error(
         lambda: ttl(client, hash_table, True, "a" * 256),
         "ValidationException",
-        "Names of key attributes and attributes projected into an index must be between 1 and 255 characters, "
-        "inclusive",
+        f"1 validation error detected: Value '{'a' * 256}' at 'timeToLiveSpecification.attributeName' failed to "
+        "satisfy constraint: Member must have length less than or equal to 255",
     )
     assert description(client, hash_table) == {"TimeToLiveStatus": "DISABLED"}
 

@@ -14,6 +14,10 @@ What is normalised (and nothing else):
   ``LastEvaluatedKey`` (Count per page depends on how ties are split across pages).  A Query on the table is
   compared page by page, exactly.
 * BatchGetItem: the order of items in each table's ``Responses``.
+* Error messages of the listed differences between DynamoDB Local and AWS (``tests/aws_differences.py``):
+  where Local is known to word an answer differently from the service, the engine follows the service, and
+  both sides' messages are replaced by the difference's name before comparing.  Each listed difference names
+  its reference; nothing else about an error is normalised.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from botocore.exceptions import ClientError, ParamValidationError
+
+from aws_differences import difference
 
 from .strategies import KEY_ATTRS
 
@@ -351,6 +357,26 @@ def _outcome(result: Any) -> str:
 # -- comparison --------------------------------------------------------------------------------------------------
 
 
+def _listed_differences(local: Any, other: Any) -> tuple[Any, Any]:
+    """Both outcomes with the messages of each listed difference between DynamoDB Local and AWS
+    (``tests/aws_differences.py``) replaced by its name, where Local answers one side and the engine the other."""
+    if isinstance(local, dict) and isinstance(other, dict):
+        if local.keys() >= {"Code", "Message"} and local.get("Code") == other.get("Code"):
+            known = difference(local["Code"], local["Message"], other.get("Message"))
+            if known is not None:
+                name = f"<{known.name}>"
+                return {**local, "Message": name}, {**other, "Message": name}
+        pairs = {k: _listed_differences(local[k], other[k]) for k in local.keys() & other.keys()}
+        return (
+            {k: pairs[k][0] if k in pairs else v for k, v in local.items()},
+            {k: pairs[k][1] if k in pairs else v for k, v in other.items()},
+        )
+    if isinstance(local, (list, tuple)) and isinstance(other, (list, tuple)) and len(local) == len(other):
+        pairs = [_listed_differences(a, b) for a, b in zip(local, other, strict=True)]
+        return type(local)(a for a, _ in pairs), type(other)(b for _, b in pairs)
+    return local, other
+
+
 @dataclass
 class Pair:
     """A candidate and an oracle; ``compare`` runs one request (or read protocol) on both and asserts equality."""
@@ -375,6 +401,8 @@ class Pair:
         want = run(self.oracle, request)
         got = run(self.candidate, request)
         self.stats[(label, _outcome(want))] += 1
+        if got != want and self.oracle.is_dynamodb_local and not self.candidate.is_dynamodb_local:
+            want, got = _listed_differences(want, got)
         if got != want:
             raise disagreement(label, want)(
                 f"{label}: {self.candidate.label} and {self.oracle.label} disagree\n"

@@ -17,23 +17,13 @@ from botocore.paginate import Paginator
 from botocore.validate import ParamValidator
 
 from ..engine import Engine, capture
+from ..engine.validation import DATA_PLANE
 from ..errors import DynamoDBError, client_exceptions, to_client_error
 
 # Data-plane operations get a fast top-level check; when the engine then rejects the request, botocore's full
 # validator runs so that malformed parameters still raise ParamValidationError exactly as boto3 would.
 # Every other operation goes through botocore's full validator up front.
-_HOT = {
-    "PutItem",
-    "GetItem",
-    "UpdateItem",
-    "DeleteItem",
-    "Query",
-    "Scan",
-    "BatchGetItem",
-    "BatchWriteItem",
-    "TransactGetItems",
-    "TransactWriteItems",
-}
+_HOT = DATA_PLANE
 _TIMESTAMP_SUFFIXES = ("DateTime", "Timestamp")
 _PY_TYPES = {
     "string": str,

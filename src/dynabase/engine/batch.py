@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationException
 from ..types import validate_item
-from .capacity import Consumed, check_mode, read_units
+from .capacity import Consumed, check_mode, read_units, tables_collection_metrics
 from .items import Row, bind_projection, check_scalar_keys, checked_item, placeholders, read_row, write_row
 
 if TYPE_CHECKING:
@@ -70,19 +70,26 @@ def batch_write_item(engine: Engine, req: dict) -> dict:
             seen.add((row.pk, row.sk))
             plan.append((table, row, item, size))
     consumed: dict[str, Consumed] = {}
+    sizing = req.get("ReturnItemCollectionMetrics") == "SIZE"
+    written = []
     with engine.storage.write() as conn:
         for table, row, item, size in plan:
             old, old_size = read_row(conn, table, row)
             write_row(engine, conn, table, row, old, item, size)
+            if sizing:
+                written.append((table, row.h, row.pk, item or old))
             if mode != "NONE":
                 bill = consumed.setdefault(table.name, Consumed(table))
                 if old is None and item is None:
                     bill.table_units += MISSING_DELETE_UNITS
                 else:
                     bill.add_write(old, item, old_size, size)
+        metrics = tables_collection_metrics(conn, written) if sizing else {}
     out: dict[str, Any] = {"UnprocessedItems": {}}
     if mode != "NONE":
         out["ConsumedCapacity"] = [c.response(mode) for c in consumed.values()]
+    if metrics:
+        out["ItemCollectionMetrics"] = metrics
     return out
 
 

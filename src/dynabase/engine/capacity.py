@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 from ..errors import ValidationException
@@ -93,3 +94,45 @@ def index_write_units(index: Index, old: dict | None, new: dict | None) -> float
     if new_entry is not None:
         units += write_units(item_size(new_entry))
     return units
+
+
+# -- item collection metrics ---------------------------------------------------------------------------------
+
+_GB = float(1 << 30)
+
+
+def collection_metrics(conn: Any, table: Table, h: int, pk: bytes, item: dict) -> dict | None:
+    """``ItemCollectionMetrics`` of the item collection holding ``item`` (its partition), for a table with local
+    secondary indexes (``None`` for any other): its key and the size estimate in GB, [lower, upper], counting the
+    table's items of the partition and their local index entries."""
+    lsis = [index for index in table.indexes.values() if index.kind == "LSI"]
+    if not lsis:
+        return None
+    (size,) = conn.execute(
+        f"SELECT coalesce(sum(size), 0) FROM {table.sql} WHERE h = ? AND pk = ?", (h, pk)
+    ).fetchone()
+    for index in lsis:  # a local index's partition is the table's: ih = h, ik = pk
+        (indexed,) = conn.execute(
+            f"SELECT coalesce(sum(t.size), 0) FROM {index.sql} i JOIN {table.sql} t "
+            "ON t.h = i.h AND t.pk = i.pk AND t.sk = i.sk WHERE i.ih = ? AND i.ik = ?",
+            (h, pk),
+        ).fetchone()
+        size += indexed
+    lower = float(math.floor(size / _GB))
+    hash_name = table.keys.hash_name
+    return {"ItemCollectionKey": {hash_name: item[hash_name]}, "SizeEstimateRangeGB": [lower, lower + 1.0]}
+
+
+def tables_collection_metrics(conn: Any, writes: Iterable[tuple[Table, int, bytes, dict | None]]) -> dict:
+    """BatchWriteItem's and TransactWriteItems' ``ItemCollectionMetrics``: table name -> the metrics of each item
+    collection the writes ``(table, h, pk, item written or deleted)`` touched, measured after all of them."""
+    partitions: dict[tuple[str, bytes], tuple[Table, int, bytes, dict]] = {}
+    for table, h, pk, item in writes:
+        if item is not None:
+            partitions[(table.name, pk)] = (table, h, pk, item)
+    out: dict[str, list] = {}
+    for table, h, pk, item in partitions.values():
+        metrics = collection_metrics(conn, table, h, pk, item)
+        if metrics is not None:
+            out.setdefault(table.name, []).append(metrics)
+    return out

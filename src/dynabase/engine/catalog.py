@@ -24,6 +24,8 @@ _BAD_NAME = (
     "Invalid table/index name.  Table/index names must be between 3 and 255 characters long, and may contain "
     "only the characters a-z, A-Z, 0-9, '_', '-', and '.'"
 )
+#: a missing table, as DynamoDB Local words it (data-plane calls answer AWS's words: see ``Engine.call``)
+TABLE_NOT_FOUND = "Cannot do operations on a non-existent table"
 MAX_GSI = 20
 MAX_LSI = 5
 MAX_KEY_ATTRIBUTES = 4  # partition (and sort) attributes of a GSI's multi-attribute key
@@ -74,7 +76,7 @@ class Catalog:
         ).fetchone()
         self._sync(version)
         if table_id is None:
-            raise ResourceNotFoundException("Cannot do operations on a non-existent table")
+            raise ResourceNotFoundException(TABLE_NOT_FOUND)
         table = table_from_description(table_id, json.loads(description))
         table.version = version
         self._tables[name] = table
@@ -322,7 +324,10 @@ class Catalog:
         billing = req.get("BillingMode")
         current_billing = desc.get("BillingModeSummary", {}).get("BillingMode", "PROVISIONED")
         now = time.time()
-        if billing and billing != current_billing:
+        _check_billing_update(billing, current_billing, req.get("ProvisionedThroughput"), desc)
+        if billing == current_billing == "PAY_PER_REQUEST":
+            changed = True  # AWS accepts restating on-demand billing as a no-op
+        elif billing and billing != current_billing:
             changed = True
             if billing == "PAY_PER_REQUEST":
                 desc["BillingModeSummary"] = {
@@ -581,6 +586,26 @@ def _key_schema_list(keys: KeySchema) -> list[dict]:
     ]
 
 
+def _check_billing_update(billing: Any, current: str, throughput: Any, desc: dict) -> None:
+    """AWS's rules for UpdateTable's billing (DynamoDB Local accepts both requests refused here)."""
+    if billing == "PAY_PER_REQUEST" and throughput is not None:
+        raise ValidationException(
+            "One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be "
+            "specified when BillingMode is PAY_PER_REQUEST"
+        )
+    if current == "PROVISIONED" and billing in (None, "PROVISIONED") and isinstance(throughput, dict):
+        now = desc.get("ProvisionedThroughput", {})
+        rcu, wcu = throughput.get("ReadCapacityUnits"), throughput.get("WriteCapacityUnits")
+        if (rcu, wcu) == (now.get("ReadCapacityUnits"), now.get("WriteCapacityUnits")):
+            raise ValidationException(
+                "The provisioned throughput for the table will not change. The requested value equals the current "
+                f"value. Current ReadCapacityUnits provisioned for the table: {now['ReadCapacityUnits']}. Requested "
+                f"ReadCapacityUnits: {rcu}. Current WriteCapacityUnits provisioned for the table: "
+                f"{now['WriteCapacityUnits']}. Requested WriteCapacityUnits: {wcu}. Refer to the Amazon DynamoDB "
+                "Developer Guide for current limits and how to request higher limits."
+            )
+
+
 def _throughput(spec: Any, billing: str, what: str) -> dict:
     if billing == "PAY_PER_REQUEST":
         if spec:
@@ -748,9 +773,12 @@ def _create_index_table(conn: Any, index: Index) -> None:
 def _backfill(conn: Any, table: Table, index: Index) -> None:
     """Index every existing item that has the new index's key attributes of the right types."""
     for h, pk, sk, text, binary in conn.execute(f"SELECT h, pk, sk, item, bin FROM {table.sql}").fetchall():
-        key = index.key_of(load_item(text, binary))
+        item = load_item(text, binary)
+        key = index.key_of(item)
         if key is None:
             continue
+        if any(item[name][typ] in ("", b"") for name, typ in index.keys.attrs):
+            continue  # an empty string or binary is no index key value: the item stays out of the index
         ik, isk = key
         conn.execute(
             f"INSERT INTO {index.sql} (ih, ik, isk, h, pk, sk) VALUES (?, ?, ?, ?, ?, ?)",

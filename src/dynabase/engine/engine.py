@@ -9,9 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..clock import clock_skew, wall_clock
-from ..errors import DynamoDBError, InternalFailure, UnknownOperationException
-from . import batch, capture, extras, items, legacy, query, streams, transactions, ttl
-from .catalog import Catalog, CatalogChanged
+from ..errors import DynamoDBError, InternalFailure, ResourceNotFoundException, UnknownOperationException
+from . import batch, capture, extras, items, legacy, query, streams, transactions, ttl, validation
+from .catalog import TABLE_NOT_FOUND, Catalog, CatalogChanged
 from .schema import Table
 from .storage import Storage
 
@@ -22,6 +22,9 @@ Handler = Callable[["Engine", dict], dict]
 #: runs of a request that may find the catalog changed under them; the last one runs holding the write lock
 ATTEMPTS = 4
 _INTERNAL = "The request processing has failed because of an unknown error, exception or failure."
+#: a missing table in a data-plane call, in AWS's words (DynamoDB Local: "Cannot do operations on a
+#: non-existent table", which the control plane keeps: AWS's wording there was not established)
+NOT_FOUND = "Requested resource not found"
 
 
 def catalog_moved(error: Exception) -> bool:
@@ -140,13 +143,18 @@ class Engine:
         if handler is None:
             raise UnknownOperationException("An unknown operation was requested.")
         try:
+            validation.before(service, operation, request)
             try:
                 result = self._run(operation, handler, request)
             except Exception as error:
                 if not catalog_moved(error):
                     raise
                 result = self._run_again(operation, handler, request)
-        except DynamoDBError:
+        except DynamoDBError as error:
+            if operation in validation.DATA_PLANE:  # the model's checks come first: the whole request now
+                validation.validate(service, operation, request)
+                if isinstance(error, ResourceNotFoundException) and error.message == TABLE_NOT_FOUND:
+                    raise ResourceNotFoundException(NOT_FOUND) from None
             raise
         except RecursionError:
             raise InternalFailure(_INTERNAL)

@@ -17,7 +17,7 @@ from ..expressions import (
     compile_update,
 )
 from ..types import MAX_ITEM_SIZE, attribute_size, item_size, validate_item, validate_sized_item, value_size
-from .capacity import Consumed, check_mode, read_units
+from .capacity import Consumed, check_mode, collection_metrics, read_units
 from .catalog import CatalogChanged
 from .schema import Table
 from .storage import dump_item, load_item, partition_hash
@@ -406,11 +406,21 @@ def _replace(
         if condition is not None and not condition.evaluate(old or {}):
             raise condition_failed(old, on_failure)
         write_row(engine, conn, table, row, old, new, size)
+        metrics = _collection_metrics(req, conn, table, row, new if new is not None else req.get("Key"))
     out: dict[str, Any] = {}
     if return_values == "ALL_OLD" and old is not None:
         out["Attributes"] = old
     _add_write_capacity(out, table, mode, old, new, old_size, size)
+    if metrics is not None:
+        out["ItemCollectionMetrics"] = metrics
     return out
+
+
+def _collection_metrics(req: dict, conn: Any, table: Table, row: Row, item: Any) -> dict | None:
+    """The write's ItemCollectionMetrics, when the request asks for them (``SIZE``) and the table has LSIs."""
+    if req.get("ReturnItemCollectionMetrics") != "SIZE" or not isinstance(item, dict):
+        return None
+    return collection_metrics(conn, table, row.h, row.pk, item)
 
 
 def update_item(engine: Engine, req: dict) -> dict:
@@ -459,6 +469,7 @@ def update_item(engine: Engine, req: dict) -> dict:
             new, size = checked_item(table, new, updating=True)
             same_index_keys = False
         write_row(engine, conn, table, row, old, new, size, indexes_unchanged=same_index_keys)
+        metrics = _collection_metrics(req, conn, table, row, new)
     out: dict[str, Any] = {}
     if return_values == "ALL_OLD" and old is not None:
         out["Attributes"] = old
@@ -469,6 +480,8 @@ def update_item(engine: Engine, req: dict) -> dict:
         if attrs:
             out["Attributes"] = attrs
     _add_write_capacity(out, table, mode, old, new, old_size, size)
+    if metrics is not None:
+        out["ItemCollectionMetrics"] = metrics
     return out
 
 

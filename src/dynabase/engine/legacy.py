@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationException
+from ..expressions.binder import MAX_IN_OPERANDS
 from ..expressions.update import BAD_TYPE
 from ..expressions.values import LONG_TYPE_NAMES, type_of
 from ..types import compare_values, validate_item, validate_value
@@ -130,7 +131,12 @@ class _Condition:
 
     def expression(self, names: _Names) -> str:
         refs = [names.value(v) for v in self.values]
-        return _TEMPLATES[self.op].format(*refs, path=names.name(self.attribute), all=", ".join(refs))
+        path = names.name(self.attribute)
+        if self.op == "IN" and len(refs) > MAX_IN_OPERANDS:
+            # the 100-operand limit is the expression language's: a longer legacy list is ORed IN groups
+            groups = [refs[i : i + MAX_IN_OPERANDS] for i in range(0, len(refs), MAX_IN_OPERANDS)]
+            return "(" + " OR ".join(f"{path} IN ({', '.join(group)})" for group in groups) + ")"
+        return _TEMPLATES[self.op].format(*refs, path=path, all=", ".join(refs))
 
 
 def _check_name(attribute: Any) -> None:

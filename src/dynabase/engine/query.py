@@ -181,6 +181,10 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
         or (select in ("COUNT", "SPECIFIC_ATTRIBUTES") and gsi_projection)
     )
     lsi_scan = not is_query and index is not None and index.kind == "LSI"
+    fetches = _fetches_from_table(index, project_index, select, projection)
+    fetched_units = (
+        0.0  # the table reads of the items an LSI query fetches (each item's size rounded on its own)
+    )
     items: list[dict] = []
     count = scanned = 0
     total_size = 0
@@ -198,7 +202,10 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
             for text, binary, size in rows:
                 item = load_item(text, binary)
                 visible = index.project(item) if project_index else item
-                if project_index and index.projection != "ALL":
+                if fetches:
+                    fetched_units += read_units(size, consistent)
+                    size = item_size(index.project(item))
+                elif project_index and index.projection != "ALL":
                     size = item_size(visible)
                 scanned += 1
                 total_size += size
@@ -230,8 +237,20 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
             consumed.table_units = units
         else:
             consumed.add_index(index, units)
+            consumed.table_units = fetched_units
         out["ConsumedCapacity"] = consumed.response(mode)
     return out
+
+
+def _fetches_from_table(index: Any, project_index: bool, select: str, projection: Any) -> bool:
+    """True for a query of a local index that returns attributes the index does not project: DynamoDB fetches
+    them from the table, and charges the table's reads too."""
+    if index is None or index.kind != "LSI" or project_index or select == "COUNT":
+        return False
+    projected = index.projected_names()
+    if projected is None:
+        return False
+    return projection is None or not set(projection.top_level_names) <= projected
 
 
 _CONSISTENT_GSI = "Consistent reads are not supported on global secondary indexes"

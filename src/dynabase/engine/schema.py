@@ -191,6 +191,13 @@ class Table:
                         "is not supported. The AttributeValue for a key attribute cannot contain an empty "
                         f"{'string' if typ == 'S' else 'binary'} value. IndexName: {index.name}, IndexKey: {name}"
                     )
+                if typ in ("S", "B"):
+                    raw = value[typ]
+                    size = len(raw.encode("utf-8", "surrogatepass")) if isinstance(raw, str) else len(raw)
+                    if size > (MAX_HASH_KEY_SIZE if name == index.keys.hash_name else MAX_RANGE_KEY_SIZE):
+                        raise ValidationException(
+                            "One or more parameter values were invalid: Size limit exceeded"
+                        )
 
 
 def key_bytes(value: dict, typ: str, name: str, max_size: int) -> bytes:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -263,13 +264,27 @@ def list_streams(engine: Engine, req: dict) -> dict:
     return out
 
 
+#: a stream ARN's shape (``arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>``)
+_STREAM_ARN = re.compile(r"arn:[\w-]+:dynamodb:[\w-]*:[^:]*:table/[a-zA-Z0-9_.-]+/stream/[^/]+")
+
+
+def _check_arn(arn: Any) -> None:
+    """A malformed stream ARN is the caller's error (AWS: ValidationException), not a missing stream."""
+    if isinstance(arn, str) and _STREAM_ARN.fullmatch(arn) is None:
+        raise ValidationException("Invalid StreamArn")
+
+
 def describe_stream(engine: Engine, req: dict) -> dict:
     _limit(req.get("Limit"), MAX_SHARDS, "Limit cannot be greater than the maximum: 100")
     arn = req.get("StreamArn")
+    _check_arn(arn)
     with engine.storage.lock:
         stream = _stream(engine, arn, f"Requested resource not found: Stream: {arn} not found")
     shard = stream.shard()
     after = req.get("ExclusiveStartShardId")
+    shard_filter = req.get("ShardFilter")
+    if isinstance(shard_filter, dict) and shard_filter.get("Type") == "CHILD_SHARDS":
+        shard = None  # the stream's one shard is never split: no shard is a child of another
     return {
         "StreamDescription": {
             "StreamArn": stream.arn,
@@ -279,7 +294,7 @@ def describe_stream(engine: Engine, req: dict) -> dict:
             "CreationRequestDateTime": stream.created,
             "TableName": stream.table_name,
             "KeySchema": stream.meta["KeySchema"],
-            "Shards": [shard] if after is None or shard["ShardId"] > after else [],
+            "Shards": [shard] if shard is not None and (after is None or shard["ShardId"] > after) else [],
         }
     }
 
@@ -322,6 +337,7 @@ def _sequence_number(seq: Any, stream: _Stream) -> int:
 
 
 def get_shard_iterator(engine: Engine, req: dict) -> dict:
+    _check_arn(req.get("StreamArn"))
     with engine.storage.lock:
         stream = _stream(engine, req.get("StreamArn"), "Stream does not exist")
     if req.get("ShardId") != shard_id(stream.arn):

@@ -26,7 +26,7 @@ from ..errors import (
     ValidationException,
 )
 from ..types import validate_item
-from .capacity import Consumed, check_mode, read_units
+from .capacity import Consumed, check_mode, read_units, tables_collection_metrics
 from .items import (
     ITEM_TOO_BIG_UPDATE,
     Row,
@@ -348,6 +348,10 @@ def _write_transaction(engine: Engine, req: dict, one_item_rule_first: bool) -> 
             if action.writes:  # ``item`` is what the action leaves: the new item, or None for a delete
                 write_row(engine, conn, action.table, action.row, action.old, action.item, action.size)
             action.bill(consumed)
+        metrics = {}
+        if req.get("ReturnItemCollectionMetrics") == "SIZE":
+            written = [(a.table, a.row.h, a.row.pk, a.item or a.old) for a in actions if a.writes]
+            metrics = tables_collection_metrics(conn, written)
         for units in consumed.values():
             units.scale(2)  # transactional writes and checks cost twice the units
         capacity = [units.response("INDEXES") for units in consumed.values()]
@@ -356,7 +360,10 @@ def _write_transaction(engine: Engine, req: dict, one_item_rule_first: bool) -> 
                 "INSERT INTO dynabase_tokens (token, digest, response, created) VALUES (?, ?, ?, ?)",
                 (token, digest, json.dumps(capacity), time.time()),
             )
-    return _capacity_response(capacity, mode)
+    out = _capacity_response(capacity, mode)
+    if metrics:
+        out["ItemCollectionMetrics"] = metrics
+    return out
 
 
 def _replay(conn: Any, token: str, digest: str) -> list[dict] | None:

@@ -33,12 +33,14 @@ the web console (:mod:`dynabase.console`) instead; a health check's ``GET /`` ke
 
 from __future__ import annotations
 
+import gzip
 import itertools
 import os
 import re
 import sys
 import threading
 import time
+import zlib
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -76,6 +78,56 @@ class Response:
         self.content_type = content_type
         self.request_id = request_id
         self.headers = headers
+
+
+def _decoded(headers: dict[str, str], body: bytes) -> bytes:
+    """The request body without its ``Content-Encoding`` (gzip or deflate: botocore's request compression),
+    at most :data:`MAX_REQUEST_BYTES` of it."""
+    encoding = headers.get("content-encoding", "").strip().lower()
+    if not encoding or encoding == "identity":
+        return body
+    if encoding not in ("gzip", "x-gzip", "deflate"):
+        raise SerializationException(f"Unsupported Content-Encoding: {encoding}")
+    # gzip: its header and trailer; deflate: the zlib wrapper (RFC 9110), or raw deflate as some clients send
+    windows = (16 + zlib.MAX_WBITS,) if encoding != "deflate" else (zlib.MAX_WBITS, -zlib.MAX_WBITS)
+    for wbits in windows:
+        decoder = zlib.decompressobj(wbits)
+        try:
+            data = decoder.decompress(body, MAX_REQUEST_BYTES + 1)
+        except zlib.error:
+            continue
+        if len(data) > MAX_REQUEST_BYTES:
+            raise _Refusal(
+                413,
+                "com.amazon.coral.service#RequestEntityTooLargeException",
+                f"Request payload exceeds the maximum of {MAX_REQUEST_BYTES} bytes",
+            )
+        if decoder.eof and not decoder.unused_data:
+            return data
+    raise SerializationException(f"The request body is not valid {encoding} data")
+
+
+def _accepts_gzip(headers: dict[str, str]) -> bool:
+    """Whether ``Accept-Encoding`` names gzip with a quality above zero (RFC 9110, 12.5.3; ``*`` alone does not
+    turn compression on: clients that want it name it)."""
+    for entry in headers.get("accept-encoding", "").split(","):
+        coding, _, params = entry.partition(";")
+        if coding.strip().lower() not in ("gzip", "x-gzip"):
+            continue
+        quality = params.strip().lower()
+        if not quality.startswith("q="):
+            return True
+        try:
+            return float(quality[2:]) > 0
+        except ValueError:
+            return False
+    return False
+
+
+def _compress(response: Response) -> None:
+    """Compress a response's body with gzip (the client sent ``Accept-Encoding: gzip``)."""
+    response.body = gzip.compress(response.body, compresslevel=5)
+    response.headers = [*(response.headers or ()), ("Content-Encoding", "gzip")]
 
 
 class _Refusal(Exception):
@@ -373,6 +425,7 @@ class DynamoDBApp:
             known = op in shapes.operations
             if not known and op not in _engine_operations(engine, streams):  # newer than botocore's model
                 raise _Refusal(400, _DDB + "UnknownOperationException", _UNKNOWN_OPERATION)
+            body = _decoded(headers, body)
             if not body:
                 raise SerializationException("The request body is empty; expected a JSON object")
             try:
@@ -408,6 +461,10 @@ class DynamoDBApp:
             body_out = jsonio.dumps({"__type": _DDB + "InternalFailure", "Message": _INTERNAL_MESSAGE})
             response = Response(500, body_out, rid, JSON_CONTENT_TYPE, extra)
             error = "InternalFailure"
+        if (
+            response.body and "gzip" in headers.get("accept-encoding", "") and _accepts_gzip(headers)
+        ):  # cheap first
+            _compress(response)
         log = self.log
         if log.level >= 1 or response.status >= 500:
             log.request(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import gzip
 import json
 import math
@@ -52,8 +53,10 @@ def _botocore_data_dir() -> str | None:
     return os.path.join(list(spec.submodule_search_locations)[0], "data")
 
 
+@functools.cache
 def load_model(service: str) -> dict[str, Any]:
-    """The service model (``service-2.json``) as a dict, newest API version."""
+    """The service model (``service-2.json``) as a dict, newest API version (read once: callers only read it;
+    the wire shapes and the engine's request validation share it)."""
     data = _botocore_data_dir()
     if data is not None:
         base = os.path.join(data, service)

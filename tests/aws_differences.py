@@ -1,0 +1,120 @@
+"""Where DynamoDB Local is known to answer differently from AWS DynamoDB, and the engine follows AWS.
+
+The rule (see ``tests/conformance/README.md``): DynamoDB Local is the oracle where it agrees with the service;
+where it is known to differ, the engine follows the service's documented behaviour, the case is pinned as
+AWS-only with a reference, and this list names each difference explicitly.  Two places read it:
+
+* ``ddb_helpers.assert_client_error`` on DynamoDB Local accepts Local's answer where the test expects AWS's
+  answer and a listed difference says Local answers that case in its own words;
+* the differential harness (``tests/differential/harness.py``), where DynamoDB Local answers one side and the
+  engine the other with the two messages of a listed difference, replaces both by the difference's name.
+
+Behaviour differences that are not a matter of wording (UpdateTable's billing rules, stream ARN validation...)
+are tests marked ``@pytest.mark.aws_only(reason=..., ref=...)``: they run on the embedded engine and the
+server and are skipped on DynamoDB Local.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_VALIDATION_PREFIX = r"\d+ validation errors? detected: "
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One known case where Local's answer differs from AWS's in wording."""
+
+    name: str
+    code: str
+    #: Local's message (fullmatch)
+    local: re.Pattern[str]
+    #: AWS's message, as the engine gives it (fullmatch)
+    aws: re.Pattern[str]
+    #: where AWS's answer is established
+    ref: str
+
+
+DIFFERENCES: tuple[Difference, ...] = (
+    Difference(
+        name="missing table in a data-plane call",
+        code="ResourceNotFoundException",
+        local=re.compile(re.escape("Cannot do operations on a non-existent table")),
+        aws=re.compile(re.escape("Requested resource not found")),
+        ref="DynamoDB API reference, ResourceNotFoundException; issue 12 (the service's answer)",
+    ),
+    Difference(
+        name="table or index name against the model's constraints",
+        code="ValidationException",
+        local=re.compile(
+            re.escape(
+                "Invalid table/index name.  Table/index names must be between 3 and 255 characters long, and may "
+                "contain only the characters a-z, A-Z, 0-9, '_', '-', and '.'"
+            )
+        ),
+        aws=re.compile(
+            _VALIDATION_PREFIX + r"Value .* at '[\w.]*(tableName|indexName)' failed to satisfy .*"
+        ),
+        ref="https://github.com/aws/aws-cli/issues/790 (tableName pattern); "
+        "https://github.com/nubo-db/dynoxide/issues/11 (PutItem: length >= 1)",
+    ),
+    Difference(
+        name="attribute type outside the model's enum",
+        code="ValidationException",
+        local=re.compile(re.escape("Member must satisfy enum value set: [B, N, S]")),
+        aws=re.compile(
+            _VALIDATION_PREFIX
+            + r"Value '.*' at '[\w.]*attributeType' failed to satisfy constraint: Member must "
+            r"satisfy enum value set: \[B, N, S\]"
+        ),
+        ref="botocore's dynamodb model (ScalarAttributeType); the validator's format: "
+        "https://github.com/ExtendDB/extenddb/pull/9 (enum members, from the service's answers)",
+    ),
+    Difference(
+        name="enum members checked by the model before the semantic checks",
+        code="ValidationException",
+        local=re.compile(
+            r"Return values set to invalid value|Comparison type does not exist in DynamoDB|"
+            r"Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES|"
+            r"Invalid FilterExpression: .*"
+        ),
+        aws=re.compile(
+            _VALIDATION_PREFIX
+            + r"Value '.*' at '[\w.]*(returnValues|comparisonOperator|select)' failed to satisfy "
+            r"constraint: Member must satisfy enum value set: \[.*\]"
+        ),
+        ref="https://github.com/ExtendDB/extenddb/pull/9 (ReturnValues, Select: the service's answers)",
+    ),
+    Difference(
+        name="lengths and ranges of the model checked before the semantic checks",
+        code="ValidationException",
+        local=re.compile(
+            r"Limit in ListTables must be <= 100|"
+            r"Names of key attributes and attributes projected into an index must be between 1 and 255 "
+            r"characters, inclusive|"
+            r"No more than 20 attributes per table can be projected into Local Secondary Indices|"
+            r"Value [^']* at 'clientRequestToken' failed to satisfy constraint: Member must have length less than "
+            r"or equal to 36"
+        ),
+        aws=re.compile(
+            _VALIDATION_PREFIX
+            + r"Value '.*' at '[\w.]*(limit|attributeName|nonKeyAttributes(\.\d+\.member)?|clientRequestToken)' "
+            r"failed to satisfy constraint: Member must have (value|length) .*"
+        ),
+        ref="botocore's dynamodb model (ListTablesInputLimit, TimeToLiveAttributeName, KeySchemaAttributeName, "
+        "NonKeyAttributeNameList, ClientRequestToken); DynamoDB API reference, Projection: NonKeyAttributes "
+        "'Maximum number of 20 items', 'Maximum length of 255'; the validator's format: "
+        "https://github.com/nubo-db/dynoxide/issues/11",
+    ),
+)
+
+
+def difference(code: str, local_message: str | None, aws_message: str | None) -> Difference | None:
+    """The listed difference that explains Local answering ``local_message`` where AWS answers ``aws_message``."""
+    if local_message is None or aws_message is None:
+        return None
+    for known in DIFFERENCES:
+        if known.code == code and known.local.fullmatch(local_message) and known.aws.fullmatch(aws_message):
+            return known
+    return None
