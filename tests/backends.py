@@ -156,6 +156,29 @@ def _server_backend(request: Any) -> Backend:
     return backend
 
 
+@register_backend("lean")
+def _lean_backend(request: Any) -> Backend:
+    """The embedded engine behind ``dynabase serve``'s HTTP server (in a thread), reached through the lean
+    client (``dynabase.endpoint``)."""
+    import dynabase
+    from dynabase.server import run_in_thread
+
+    engine = dynabase.Engine(":memory:")
+    url, stop = run_in_thread(engine)
+
+    def opened(client: Any) -> Any:
+        backend.closers.append(client.close)
+        return client
+
+    backend = Backend(
+        "lean",
+        make_client=lambda: opened(dynabase.endpoint(url, region=REGION, max_attempts=2, **FAKE_CREDENTIALS)),
+        make_streams_client=lambda: opened(backend.client().streams()),
+    )
+    backend.closers += [engine.close, stop]  # closers run in reverse: clients close, the server stops
+    return backend
+
+
 @register_backend("dynamodb-local")
 def _dynamodb_local_backend(request: Any) -> Backend:
     endpoint = request.getfixturevalue("dynamodb_local_endpoint")

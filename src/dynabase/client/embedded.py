@@ -82,7 +82,44 @@ class _Meta:
         self.method_to_api_mapping = {_snake(n): n for n in self.service_model.operation_names}
 
 
-class EmbeddedClient:
+class BotoConveniences:
+    """boto3's paginators and waiters, for a client with ``meta``, ``_service`` and boto3's methods."""
+
+    meta: Any
+    _service: str
+
+    def can_paginate(self, operation_name: str) -> bool:
+        name = self.meta.method_to_api_mapping.get(operation_name, operation_name)
+        return _paginator_model(self._service)._paginator_config.get(name) is not None
+
+    def get_paginator(self, operation_name: str) -> Paginator:
+        name = self.meta.method_to_api_mapping.get(operation_name, operation_name)
+        if not self.can_paginate(operation_name):
+            from botocore.exceptions import OperationNotPageableError
+
+            raise OperationNotPageableError(operation_name=operation_name)
+        config = _paginator_model(self._service).get_paginator(name)
+        return Paginator(getattr(self, _snake(name)), config, self.meta.service_model.operation_model(name))
+
+    def get_waiter(self, waiter_name: str) -> Any:
+        from botocore.waiter import create_waiter_with_client
+
+        return create_waiter_with_client(waiter_name, _waiter_model(self._service), self)
+
+
+def validate_params(service: str, operation: str, params: dict) -> None:
+    """botocore's validation of the parameters (ParamValidationError as boto3 raises it)."""
+    report = _validator().validate(params, service_model(service).operation_model(operation).input_shape)
+    if report.has_errors():
+        raise ParamValidationError(report=report.generate_report())
+
+
+@cache
+def _validator() -> ParamValidator:
+    return ParamValidator()
+
+
+class EmbeddedClient(BotoConveniences):
     """``boto3.client("dynamodb")``'s interface, served in process by :class:`dynabase.engine.Engine`."""
 
     _service = "dynamodb"
@@ -91,7 +128,6 @@ class EmbeddedClient:
         self.engine = engine
         self.meta = _Meta(self._service, engine.region)
         self.exceptions = client_exceptions(self._service)
-        self._validator = ParamValidator()
         self._request_ids = itertools.count(1)
         # every operation of botocore's model is a method, as on boto3's client: the engine answers those it
         # does not implement with UnknownOperationException, as the server and DynamoDB Local do
@@ -163,31 +199,7 @@ class EmbeddedClient:
         return to_client_error(error, operation, self._service)
 
     def _validate(self, operation: str, params: dict) -> None:
-        """botocore's validation of the parameters (ParamValidationError as boto3 raises it)."""
-        shape = self.meta.service_model.operation_model(operation).input_shape
-        report = self._validator.validate(params, shape)
-        if report.has_errors():
-            raise ParamValidationError(report=report.generate_report())
-
-    # -- boto3 conveniences ------------------------------------------------------------------------------------
-
-    def can_paginate(self, operation_name: str) -> bool:
-        name = self.meta.method_to_api_mapping.get(operation_name, operation_name)
-        return _paginator_model(self._service)._paginator_config.get(name) is not None
-
-    def get_paginator(self, operation_name: str) -> Paginator:
-        name = self.meta.method_to_api_mapping.get(operation_name, operation_name)
-        if not self.can_paginate(operation_name):
-            from botocore.exceptions import OperationNotPageableError
-
-            raise OperationNotPageableError(operation_name=operation_name)
-        config = _paginator_model(self._service).get_paginator(name)
-        return Paginator(getattr(self, _snake(name)), config, self.meta.service_model.operation_model(name))
-
-    def get_waiter(self, waiter_name: str) -> Any:
-        from botocore.waiter import create_waiter_with_client
-
-        return create_waiter_with_client(waiter_name, _waiter_model(self._service), self)
+        validate_params(self._service, operation, params)
 
     def close(self) -> None:
         self.engine.close()
