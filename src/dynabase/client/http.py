@@ -105,7 +105,9 @@ class LeanClient(BotoConveniences):
 
     def streams(self) -> LeanClient:
         """The ``dynamodbstreams`` client for the same endpoint, region and credentials."""
-        return LeanClient(self.meta.endpoint_url, self.meta.region_name, service="dynamodbstreams", **self._options)
+        return LeanClient(
+            self.meta.endpoint_url, self.meta.region_name, service="dynamodbstreams", **self._options
+        )
 
     def __getattr__(self, attr: str) -> Any:
         operation = self.__dict__.get("_operations", {}).get(attr)
