@@ -80,6 +80,9 @@ class _Meta:
         self.region_name = region
         self.endpoint_url = "embedded"
         self.method_to_api_mapping = {_snake(n): n for n in self.service_model.operation_names}
+        from botocore.hooks import HierarchicalEmitter
+
+        self.events = HierarchicalEmitter()  # botocore's waiters document themselves through it
 
 
 class BotoConveniences:
@@ -104,7 +107,11 @@ class BotoConveniences:
     def get_waiter(self, waiter_name: str) -> Any:
         from botocore.waiter import create_waiter_with_client
 
-        return create_waiter_with_client(waiter_name, _waiter_model(self._service), self)
+        model = _waiter_model(self._service)
+        names = {_snake(name): name for name in model.waiter_names}  # boto3 takes "table_exists"
+        if waiter_name not in names:
+            raise ValueError(f"Waiter does not exist: {waiter_name}")
+        return create_waiter_with_client(names[waiter_name], model, self)
 
 
 def validate_params(service: str, operation: str, params: dict) -> None:
