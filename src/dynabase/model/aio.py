@@ -130,7 +130,9 @@ class AsyncModel:
             return await self._run(getattr(self.sync, name), properties, **params)
         # 1. the model builds its request (ids, timestamps, expressions) with no client to call
         captured: list[tuple[str, Any]] = []
-        shadow = copy.copy(self.sync)
+        shadow = copy.copy(self.sync)  # its table's client, and its own, refuse I/O: nothing is sent yet
+        shadow.table = copy.copy(self.sync.table)
+        shadow.table.client = _NO_IO
         shadow._run = lambda op, expr: captured.append((op, expr)) or _CAPTURED  # type: ignore[method-assign]
         try:
             built = getattr(shadow, name)(properties, client=_NO_IO, **params)
