@@ -5,6 +5,8 @@ The server runs in another process (``python -m dynabase.server --db :memory:``)
 ``time.process_time()`` of this process (all its threads: pydynox's Rust runtime included) per call, for
 get / put / update (SET one attribute, ALL_NEW) / query of 25 items.  Every library reads and writes the same
 items (written by the entity layer).  Goal: the lean client and the entity layer over it below pydynox on all four.
+Then 1,000 concurrent gets with the asyncio client (``dynabase.endpoint_async``), raw and through ``AsyncTable``:
+wall time and the peak number of threads in this process.
 
     pip install -e '.[bench]'          # PynamoDB, pydynox
     python bench/orm_bench.py [--calls 2000] [--json FILE]
@@ -15,10 +17,12 @@ Libraries that are not installed are left out with a note.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -26,7 +30,7 @@ from typing import Any
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
 
 import dynabase  # noqa: E402
-from dynabase.model import Table  # noqa: E402
+from dynabase.model import AsyncTable, Table  # noqa: E402
 
 TABLE = "orm-bench"
 REGION = "us-east-1"
@@ -191,6 +195,37 @@ def measure(call: Callable[[int], Any], calls: int) -> float:
     return (time.process_time() - start) / calls * 1e6
 
 
+def concurrent_gets(url: str, count: int = 1000) -> dict[str, dict[str, float]]:
+    """``count`` concurrent gets on the asyncio client, raw and through AsyncTable: seconds, peak threads."""
+
+    async def run() -> dict[str, dict[str, float]]:
+        client = dynabase.endpoint_async(url, region=REGION, **CREDS)
+        Thing = AsyncTable(TABLE, client, SCHEMA).model("Thing")
+        key = {"pk": {"S": "thing#g"}, "sk": {"S": "n#1"}}
+        shapes = {
+            "async client get_item": lambda n: client.get_item(TableName=TABLE, Key=key),
+            "AsyncTable Model.get": lambda n: Thing.get({"group": "g", "seq": n % 25 + 1}),
+        }
+        out = {}
+        for name, call in shapes.items():
+            peak = threading.active_count()
+
+            async def one(n: int, call: Callable[[int], Any] = call) -> Any:
+                nonlocal peak
+                result = await call(n)
+                peak = max(peak, threading.active_count())
+                return result
+
+            start = time.perf_counter()
+            results = await asyncio.gather(*(one(n) for n in range(count)))
+            assert all(results), "every get finds its item"
+            out[name] = {"seconds": time.perf_counter() - start, "peak_threads": peak}
+        await client.close()
+        return out
+
+    return asyncio.run(run())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=2000, help="calls per operation and library")
@@ -227,6 +262,7 @@ def main() -> None:
                 continue
             results[name] = {op: measure(calls[op], args.calls) for op in OPS}
             print(f"{name:<22}" + "".join(f"{results[name][op]:>10.0f}" for op in OPS), flush=True)
+        gets = concurrent_gets(url)
     finally:
         server.terminate()  # the server this run started, by PID
         server.wait(timeout=10)
@@ -241,11 +277,18 @@ def main() -> None:
             for name, row in results.items():
                 ratios = "".join(f"{row[op] / results[base][op]:>10.2f}" for op in OPS)
                 print(f"{name:<22}{ratios}")
+    print("\n1,000 concurrent gets, asyncio")
+    for name, row in gets.items():
+        print(f"{name:<24}{row['seconds']:>8.2f} s   peak threads {row['peak_threads']}")
     for note in notes:
         print(note)
     if args.json:
         with open(args.json, "w") as handle:
-            json.dump({"calls": args.calls, "us_per_call": results, "notes": notes}, handle, indent=2)
+            json.dump(
+                {"calls": args.calls, "us_per_call": results, "concurrent_gets": gets, "notes": notes},
+                handle,
+                indent=2,
+            )
 
 
 if __name__ == "__main__":

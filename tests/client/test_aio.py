@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from botocore.exceptions import ParamValidationError
+from botocore.exceptions import ParamValidationError, ReadTimeoutError
 
 import dynabase
 from backends import FAKE_CREDENTIALS, REGION
@@ -212,3 +212,14 @@ def test_unique_fields_fall_back_to_the_blocking_api(tables):
             return await Account.get({"name": "a"})
 
     assert run(main())["email"] == "a@x"
+
+
+def test_read_timeout(scripted):
+    url, _ = scripted([b"HTTP/1.1 200 OK\r\n"])  # a head that never ends
+
+    async def main():
+        client = dynabase.endpoint_async(url, region=REGION, max_attempts=1, read_timeout=0.2, **FAKE_CREDENTIALS)
+        with pytest.raises(ReadTimeoutError):
+            await client.list_tables()
+
+    run(main())

@@ -161,15 +161,19 @@ class AsyncLeanClient:
 
     async def _timed(self, stream: _Stream, data: bytes) -> tuple[HttpResponse, bool]:
         """The exchange, the connection aborted if no response arrives within the read timeout."""
-        timer = asyncio.get_running_loop().call_later(
-            self._options["read_timeout"], stream.writer.transport.abort
-        )
+        expired: list[bool] = []
+
+        def abort() -> None:
+            expired.append(True)
+            stream.writer.transport.abort()
+
+        timer = asyncio.get_running_loop().call_later(self._options["read_timeout"], abort)
         try:
             return await stream.exchange(data)
         except (ConnectionResetError, asyncio.IncompleteReadError) as error:
-            if timer.cancelled() or timer.when() > asyncio.get_running_loop().time():
-                raise
-            raise TimeoutError("no response within the read timeout") from error
+            if expired:
+                raise TimeoutError("no response within the read timeout") from error
+            raise
         finally:
             timer.cancel()
 
