@@ -14,9 +14,8 @@ import asyncio
 import ssl
 from typing import Any
 
-from .embedded import _Meta, _snake
 from .http import LeanClient
-from .protocol import HttpResponse, Prepared, Protocol, body_length, parse_head, resolve
+from .protocol import HttpResponse, LeanBase, Prepared, body_length, parse_head
 
 _MAX_HEAD = 65536
 
@@ -53,8 +52,9 @@ class _Stream:
         self.writer.close()
 
 
-class AsyncLeanClient:
-    """``boto3.client("dynamodb")``'s methods as coroutines, for AWS or any endpoint."""
+class AsyncLeanClient(LeanBase):
+    """``boto3.client("dynamodb")``'s methods as coroutines, for AWS or any endpoint (paginators and waiters
+    are blocking: they are the blocking client's, from :meth:`sync_client`)."""
 
     def __init__(
         self,
@@ -67,71 +67,53 @@ class AsyncLeanClient:
         read_timeout: float = 60.0,
         **credentials: Any,
     ) -> None:
-        creds, region, url, max_attempts = resolve(endpoint_url, region, **credentials)
-        self._service = service
-        self._credentials = credentials
-        self._options = {"connect_timeout": connect_timeout, "read_timeout": read_timeout}
-        self.protocol = Protocol(service, url, region, creds, max_attempts)
-        self.meta = _Meta(service, region)
-        self.meta.endpoint_url = url
-        self.exceptions = self.protocol.exceptions
-        self._operations = {_snake(name): name for name in self.meta.service_model.operation_names}
+        super().__init__(endpoint_url, region, service=service, max_pool_connections=max_pool_connections,
+                         connect_timeout=connect_timeout, read_timeout=read_timeout, **credentials)  # fmt: skip
         self._idle: list[_Stream] = []
-        self._max = max_pool_connections
         self._slots: asyncio.Semaphore | None = None
         self._ssl = ssl.create_default_context() if self.protocol.tls else None
 
     def sync_client(self) -> LeanClient:
         """A blocking lean client for the same endpoint, region and credentials (for code that blocks)."""
-        return LeanClient(self.meta.endpoint_url, self.meta.region_name, service=self._service,
-                          **self._options, **self._credentials)  # fmt: skip
+        return self._twin(LeanClient, self._service)
 
     def streams(self) -> AsyncLeanClient:
         """The ``dynamodbstreams`` client for the same endpoint, region and credentials."""
-        return AsyncLeanClient(self.meta.endpoint_url, self.meta.region_name, service="dynamodbstreams",
-                               max_pool_connections=self._max, **self._options, **self._credentials)  # fmt: skip
+        return self._twin(AsyncLeanClient, "dynamodbstreams")
 
-    def __getattr__(self, attr: str) -> Any:
-        operation = self.__dict__.get("_operations", {}).get(attr)
-        if operation is None:
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+    def can_paginate(self, operation_name: str) -> bool:
+        return self.sync_client().can_paginate(operation_name)
+
+    def get_paginator(self, operation_name: str) -> Any:
+        raise NotImplementedError("the asyncio client has no paginators: use sync_client().get_paginator")
+
+    def get_waiter(self, waiter_name: str) -> Any:
+        raise NotImplementedError("the asyncio client has no waiters: use sync_client().get_waiter")
+
+    def _method(self, operation: str) -> Any:
         prepare, send = self.protocol.prepare, self._send
 
         async def call(**kwargs: Any) -> dict:
             return await send(prepare(operation, kwargs))
 
-        call.__name__ = attr
-        call.__doc__ = f"DynamoDB {operation} (see boto3's documentation), awaitable."
-        setattr(self, attr, call)
         return call
 
-    def __dir__(self) -> list[str]:
-        return sorted(set(super().__dir__()) | set(self._operations))
-
     async def _send(self, prepared: Prepared) -> dict:
-        protocol = self.protocol
-        attempt = 1
+        protocol, attempt = self.protocol, 1
         while True:
             try:
                 response = await self._exchange(protocol.request_bytes(prepared))
+                result = protocol.settle(prepared, attempt, response)
             except (OSError, EOFError, asyncio.LimitOverrunError) as error:
-                failure = protocol.connection_error(
-                    error if isinstance(error, OSError) else EOFError(str(error))
-                )
-                if not protocol.should_retry(prepared.operation, attempt, caught=failure):
-                    raise failure from error
-            else:
-                result, retry = protocol.outcome(prepared, response, attempt)
-                if not isinstance(result, Exception):
-                    return result
-                if not retry:
-                    raise result
+                result = protocol.settle(prepared, attempt, error=error)
+            if result is not None:
+                return result
             await asyncio.sleep(protocol.delay(attempt))
             attempt += 1
 
     async def _exchange(self, data: bytes) -> HttpResponse:
         if self._slots is None:
-            self._slots = asyncio.Semaphore(self._max)
+            self._slots = asyncio.Semaphore(self._max_pool)
         async with self._slots:
             stream = self._idle.pop() if self._idle else None
             if stream is not None:
@@ -145,7 +127,7 @@ class AsyncLeanClient:
                     asyncio.open_connection(
                         self.protocol.host, self.protocol.port, ssl=self._ssl, limit=_MAX_HEAD
                     ),
-                    self._options["connect_timeout"],
+                    self._timeouts[0],
                 )
                 stream = _Stream(reader, writer)
                 try:
@@ -167,7 +149,7 @@ class AsyncLeanClient:
             expired.append(True)
             stream.writer.transport.abort()
 
-        timer = asyncio.get_running_loop().call_later(self._options["read_timeout"], abort)
+        timer = asyncio.get_running_loop().call_later(self._timeouts[1], abort)
         try:
             return await stream.exchange(data)
         except (ConnectionResetError, asyncio.IncompleteReadError) as error:

@@ -90,6 +90,10 @@ class BotoConveniences:
 
     meta: Any
     _service: str
+    _operations: dict[str, str]
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self._operations))
 
     def can_paginate(self, operation_name: str) -> bool:
         name = self.meta.method_to_api_mapping.get(operation_name, operation_name)
@@ -176,9 +180,6 @@ class EmbeddedClient(BotoConveniences):
         call.__doc__ = f"DynamoDB {operation} (see boto3's documentation)."
         setattr(self, attr, call)
         return call
-
-    def __dir__(self) -> list[str]:
-        return sorted(set(super().__dir__()) | set(self._operations))
 
     def _make_api_call(self, operation: str, params: dict) -> dict:
         self._validate(operation, params)

@@ -15,8 +15,7 @@ import threading
 import time
 from typing import Any
 
-from .embedded import BotoConveniences, _Meta, _snake
-from .protocol import HttpResponse, Prepared, Protocol, body_length, parse_head, resolve
+from .protocol import HttpResponse, LeanBase, Prepared, Protocol, body_length, parse_head
 
 
 class _Connection:
@@ -75,7 +74,7 @@ class _Connection:
             pass
 
 
-class LeanClient(BotoConveniences):
+class LeanClient(LeanBase):
     """``boto3.client("dynamodb")``'s interface for an HTTP endpoint, with the least client CPU per call."""
 
     def __init__(
@@ -89,59 +88,32 @@ class LeanClient(BotoConveniences):
         read_timeout: float = 60.0,
         **credentials: Any,
     ) -> None:
-        creds, region, url, max_attempts = resolve(endpoint_url, region, **credentials)
-        self._service = service
-        self._options = dict(credentials, max_pool_connections=max_pool_connections)
-        self._options.update(connect_timeout=connect_timeout, read_timeout=read_timeout)
-        self.protocol = Protocol(service, url, region, creds, max_attempts)
-        self.meta = _Meta(service, region)
-        self.meta.endpoint_url = url
-        self.exceptions = self.protocol.exceptions
-        self._operations = {_snake(name): name for name in self.meta.service_model.operation_names}
+        super().__init__(endpoint_url, region, service=service, max_pool_connections=max_pool_connections,
+                         connect_timeout=connect_timeout, read_timeout=read_timeout, **credentials)  # fmt: skip
         self._idle: list[_Connection] = []
         self._lock = threading.Lock()
-        self._max_idle = max_pool_connections
-        self._timeouts = (connect_timeout, read_timeout)
 
     def streams(self) -> LeanClient:
         """The ``dynamodbstreams`` client for the same endpoint, region and credentials."""
-        return LeanClient(
-            self.meta.endpoint_url, self.meta.region_name, service="dynamodbstreams", **self._options
-        )
+        return self._twin(LeanClient, "dynamodbstreams")
 
-    def __getattr__(self, attr: str) -> Any:
-        operation = self.__dict__.get("_operations", {}).get(attr)
-        if operation is None:
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+    def _method(self, operation: str) -> Any:
         prepare, send = self.protocol.prepare, self._send
 
         def call(**kwargs: Any) -> dict:
             return send(prepare(operation, kwargs))
 
-        call.__name__ = attr
-        call.__doc__ = f"DynamoDB {operation} (see boto3's documentation)."
-        setattr(self, attr, call)
         return call
 
-    def __dir__(self) -> list[str]:
-        return sorted(set(super().__dir__()) | set(self._operations))
-
     def _send(self, prepared: Prepared) -> dict:
-        protocol = self.protocol
-        attempt = 1
+        protocol, attempt = self.protocol, 1
         while True:
             try:
-                response = self._exchange(protocol.request_bytes(prepared))
+                result = protocol.settle(prepared, attempt, self._exchange(protocol.request_bytes(prepared)))
             except OSError as error:
-                failure = protocol.connection_error(error)
-                if not protocol.should_retry(prepared.operation, attempt, caught=failure):
-                    raise failure from error
-            else:
-                result, retry = protocol.outcome(prepared, response, attempt)
-                if not isinstance(result, Exception):
-                    return result
-                if not retry:
-                    raise result
+                result = protocol.settle(prepared, attempt, error=error)
+            if result is not None:
+                return result
             time.sleep(protocol.delay(attempt))
             attempt += 1
 
@@ -163,7 +135,7 @@ class LeanClient(BotoConveniences):
                 connection.close()
                 raise
         with self._lock:
-            if keep and len(self._idle) < self._max_idle:
+            if keep and len(self._idle) < self._max_pool:
                 self._idle.append(connection)
                 connection = None
         if connection is not None:

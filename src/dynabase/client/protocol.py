@@ -26,7 +26,16 @@ from botocore.exceptions import NoCredentialsError, NoRegionError
 from botocore.retries import standard
 
 from ..errors import client_exceptions
-from .embedded import _HOT, _fast_check, _top_level_types, service_model, validate_params
+from .embedded import (
+    _HOT,
+    BotoConveniences,
+    _fast_check,
+    _Meta,
+    _snake,
+    _top_level_types,
+    service_model,
+    validate_params,
+)
 
 #: a binary attribute value (or a map key named B/BS: then the exact path runs, which is merely slower)
 _BINARY = re.compile(rb'"BS?"\s*:')
@@ -213,6 +222,27 @@ class Protocol:
         error = self._error(prepared, parsed)
         return error, self.should_retry(prepared.operation, attempt, parsed=parsed, response=response)
 
+    def settle(
+        self,
+        prepared: Prepared,
+        attempt: int,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> dict | None:
+        """An attempt's end: the parsed response, None to retry (after :meth:`delay`), or the error raised."""
+        if response is not None:
+            result, retry = self.outcome(prepared, response, attempt)
+            if not isinstance(result, Exception):
+                return result
+            if not retry:
+                raise result
+            return None
+        assert error is not None
+        failure = self.connection_error(error if isinstance(error, OSError) else EOFError(str(error)))
+        if not self.should_retry(prepared.operation, attempt, caught=failure):
+            raise failure from error
+        return None
+
     def _parse(self, operation: str, response: HttpResponse, attempt: int) -> dict:
         raw = {"status_code": response.status_code, "headers": response.headers, "body": response.content}
         operation_model = self.model.operation_model(operation)
@@ -262,6 +292,53 @@ class Protocol:
         if isinstance(error, (ConnectionResetError, BrokenPipeError, ConnectionAbortedError, EOFError)):
             return ConnectionClosedError(endpoint_url=self.url, error=error)
         return EndpointConnectionError(endpoint_url=self.url, error=error)
+
+
+class LeanBase(BotoConveniences):
+    """What the blocking and the asyncio lean clients share: configuration, ``meta``, ``exceptions`` and one
+    method per operation of botocore's model (made by the subclass's :meth:`_method`)."""
+
+    def __init__(
+        self,
+        endpoint_url: str | None,
+        region: str | None,
+        *,
+        service: str,
+        max_pool_connections: int,
+        connect_timeout: float,
+        read_timeout: float,
+        **credentials: Any,
+    ) -> None:
+        creds, region, url, max_attempts = resolve(endpoint_url, region, **credentials)
+        self._service = service
+        self._max_pool = max_pool_connections
+        self._timeouts = (connect_timeout, read_timeout)
+        self._credentials = credentials
+        self.protocol = Protocol(service, url, region, creds, max_attempts)
+        self.meta = _Meta(service, region)
+        self.meta.endpoint_url = url
+        self.exceptions = self.protocol.exceptions
+        self._operations = {_snake(name): name for name in self.meta.service_model.operation_names}
+
+    def _twin(self, cls: type, service: str) -> Any:
+        """A client of class ``cls`` for ``service`` at the same endpoint, region and credentials."""
+        connect_timeout, read_timeout = self._timeouts
+        return cls(self.meta.endpoint_url, self.meta.region_name, service=service,
+                   max_pool_connections=self._max_pool, connect_timeout=connect_timeout,
+                   read_timeout=read_timeout, **self._credentials)  # fmt: skip
+
+    def _method(self, operation: str) -> Any:
+        raise NotImplementedError
+
+    def __getattr__(self, attr: str) -> Any:
+        operation = self.__dict__.get("_operations", {}).get(attr)
+        if operation is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+        call = self._method(operation)
+        call.__name__ = attr
+        call.__doc__ = f"DynamoDB {operation} (see boto3's documentation)."
+        setattr(self, attr, call)
+        return call
 
 
 def _metadata(response: HttpResponse, attempt: int) -> dict:
