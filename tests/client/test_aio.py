@@ -218,7 +218,9 @@ def test_read_timeout(scripted):
     url, _ = scripted([b"HTTP/1.1 200 OK\r\n"])  # a head that never ends
 
     async def main():
-        client = dynabase.endpoint_async(url, region=REGION, max_attempts=1, read_timeout=0.2, **FAKE_CREDENTIALS)
+        client = dynabase.endpoint_async(
+            url, region=REGION, max_attempts=1, read_timeout=0.2, **FAKE_CREDENTIALS
+        )
         with pytest.raises(ReadTimeoutError):
             await client.list_tables()
 

@@ -11,7 +11,11 @@ import pytest
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
-from botocore.exceptions import ClientError, EndpointConnectionError, ParamValidationError
+from botocore.exceptions import (
+    ClientError,
+    EndpointConnectionError,
+    ParamValidationError,
+)
 
 import dynabase
 from backends import FAKE_CREDENTIALS, REGION, free_loopback_port
@@ -196,3 +200,11 @@ def test_chunked_responses(scripted):
 def test_bad_endpoint_url():
     with pytest.raises(ValueError, match="endpoint URL"):
         dynabase.endpoint("ftp://example.com", region=REGION, **FAKE_CREDENTIALS)
+
+
+def test_a_200_that_is_not_json_is_read_as_boto3_reads_it(scripted):
+    """botocore's parser decides (boto3 answers such a body with its metadata only), not an orjson error."""
+    url, _ = scripted([http_response(200, b"<html>proxy says hi</html>")])
+    client = dynabase.endpoint(url, region=REGION, max_attempts=1, **FAKE_CREDENTIALS)
+    answer = client.get_item(TableName="t1", Key={"pk": {"S": "a"}})
+    assert "Item" not in answer and answer["ResponseMetadata"]["HTTPStatusCode"] == 200

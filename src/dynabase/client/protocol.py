@@ -206,11 +206,16 @@ class Protocol:
         crc = response.headers.get("x-amz-crc32")
         intact = crc is None or crc == str(zlib.crc32(body))
         if response.status_code == 200 and intact:
-            if prepared.exact or _BINARY.search(body):
-                parsed = self._parse(prepared.operation, response, attempt)
-            else:
-                parsed = orjson.loads(body) if body else {}
+            parsed = None
+            if not prepared.exact and not _BINARY.search(body):
+                try:
+                    parsed = orjson.loads(body) if body else {}
+                except orjson.JSONDecodeError:
+                    pass  # not JSON: botocore's parser says so as boto3 would (ResponseParserError)
+            if type(parsed) is dict:
                 parsed["ResponseMetadata"] = _metadata(response, attempt)
+            else:
+                parsed = self._parse(prepared.operation, response, attempt)
             return parsed, False
         if not intact:
             parsed = {
