@@ -6,8 +6,9 @@ the Model builds its request without I/O, the request is awaited on the asyncio 
 the answer with its own code; no thread is involved, so a thousand concurrent calls need no thousand threads.
 Calls that make requests of their own outside one request pipeline (unique fields, ``follow``, removing by
 query, an explicit ``client=``) and the Table's own calls (create_table, transact, batches, ...) run the
-blocking API in a thread pool, as does everything with a blocking client: the embedded engine is in process,
-so its calls are CPU in this process either way and threads are the right tool there.
+blocking API in a thread pool (building the request again there: a ``transform`` hook sees it twice), as does
+everything with a blocking client: the embedded engine is in process, so its calls are CPU in this process
+either way and threads are the right tool there.
 
 ::
 
