@@ -208,3 +208,22 @@ def test_a_200_that_is_not_json_is_read_as_boto3_reads_it(scripted):
     client = dynabase.endpoint(url, region=REGION, max_attempts=1, **FAKE_CREDENTIALS)
     answer = client.get_item(TableName="t1", Key={"pk": {"S": "a"}})
     assert "Item" not in answer and answer["ResponseMetadata"]["HTTPStatusCode"] == 200
+
+
+def test_retries_draw_on_botocores_retry_quota(scripted, monkeypatch):
+    """Standard mode's retry quota (500, 5 a retry): once spent, an error is raised without retrying, and the
+    response says the attempts ran out where they did."""
+    throttled = http_response(
+        400, b'{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"slow down"}'
+    )
+    url, received = scripted([throttled] * 151)
+    monkeypatch.setattr("time.sleep", lambda seconds: None)
+    client = dynabase.endpoint(url, region=REGION, max_attempts=3, **FAKE_CREDENTIALS)
+    for _ in range(50):
+        with pytest.raises(ClientError) as caught:
+            client.list_tables()
+        assert caught.value.response["ResponseMetadata"]["MaxAttemptsReached"] is True
+    assert len(received) == 150
+    with pytest.raises(ClientError) as caught:
+        client.list_tables()
+    assert len(received) == 151 and caught.value.response["ResponseMetadata"]["RetryAttempts"] == 0

@@ -106,9 +106,9 @@ class AsyncLeanClient(LeanBase):
                 result = protocol.settle(prepared, attempt, response)
             except (OSError, EOFError, asyncio.LimitOverrunError) as error:
                 result = protocol.settle(prepared, attempt, error=error)
-            if result is not None:
+            if type(result) is dict:
                 return result
-            await asyncio.sleep(protocol.delay(attempt))
+            await asyncio.sleep(result)
             attempt += 1
 
     async def _exchange(self, data: bytes) -> HttpResponse:

@@ -112,9 +112,9 @@ class LeanClient(LeanBase):
                 result = protocol.settle(prepared, attempt, self._exchange(protocol.request_bytes(prepared)))
             except OSError as error:
                 result = protocol.settle(prepared, attempt, error=error)
-            if result is not None:
+            if type(result) is dict:
                 return result
-            time.sleep(protocol.delay(attempt))
+            time.sleep(result)
             attempt += 1
 
     def _exchange(self, data: bytes) -> HttpResponse:

@@ -15,8 +15,9 @@ import hmac
 import re
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -60,6 +61,8 @@ class Prepared:
     body: bytes
     target: str
     exact: bool  # encoded by botocore's serializer: decode with its parser too
+    #: botocore's per-request retry state (the retry quota it took)
+    context: dict = field(default_factory=dict)
 
 
 @cache
@@ -135,7 +138,7 @@ def resolve(
     aws_secret_access_key: str | None = None,
     aws_session_token: str | None = None,
     max_attempts: int | None = None,
-) -> tuple[Any, str, str, int]:
+) -> tuple[Any, str, str, int | None]:
     """botocore's credential chain, region and max attempts (total, as ``AWS_MAX_ATTEMPTS``) for a client."""
     session = botocore.session.Session(profile=profile)
     region = region or session.get_config_variable("region")
@@ -149,14 +152,16 @@ def resolve(
         credentials = session.get_credentials()
     if max_attempts is None:
         configured = session.get_config_variable("max_attempts")
-        max_attempts = int(configured) if configured else standard.DEFAULT_MAX_ATTEMPTS
+        max_attempts = int(configured) if configured else None  # botocore's default for the service
     return credentials, region, endpoint_url or f"https://dynamodb.{region}.amazonaws.com", max_attempts
 
 
 class Protocol:
     """Encoding, signing, decoding and retry decisions for one service at one endpoint."""
 
-    def __init__(self, service: str, url: str, region: str, credentials: Any, max_attempts: int) -> None:
+    def __init__(
+        self, service: str, url: str, region: str, credentials: Any, max_attempts: int | None
+    ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"endpoint URL must be http(s)://host[:port]: {url!r}")
@@ -172,10 +177,14 @@ class Protocol:
         self.signer = Signer(credentials, region, self.model.signing_name, host_header, self.path)
         self.target_prefix = self.model.metadata["targetPrefix"]
         self.exceptions = client_exceptions(service)
-        self.max_attempts = max_attempts
-        self.retry = standard.RetryPolicy(
-            standard.StandardRetryConditions(max_attempts=max_attempts), standard.ExponentialBackoff()
-        )
+        # botocore's standard retry mode itself (its checkers, backoff and retry quota), hooked to an emitter
+        # of our own as it hooks itself to a boto3 client's
+        from botocore.hooks import HierarchicalEmitter
+
+        host = SimpleNamespace(meta=SimpleNamespace(events=HierarchicalEmitter(), service_model=self.model))
+        self.retries = standard.register_retry_handler(host, max_attempts)
+        self._events = host.meta.events
+        self._after_call = f"after-call.{self.model.service_id.hyphenize()}."
         self._request_line = f"POST {self.path} HTTP/1.1\r\n".encode()
 
     # -- requests --------------------------------------------------------------------------------------------
@@ -200,8 +209,21 @@ class Protocol:
 
     # -- responses -------------------------------------------------------------------------------------------
 
-    def outcome(self, prepared: Prepared, response: HttpResponse, attempt: int) -> tuple[Any, bool]:
-        """(the parsed response or the exception to raise, whether to retry it)."""
+    def settle(
+        self,
+        prepared: Prepared,
+        attempt: int,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> dict | float:
+        """An attempt's end: the parsed response, the seconds to wait before retrying, or the error raised."""
+        if response is None:
+            assert error is not None
+            failure = self.connection_error(error if isinstance(error, OSError) else EOFError(str(error)))
+            delay = self._retry_delay(prepared, attempt, None, failure)
+            if delay is None:
+                raise failure from error
+            return delay
         body = response.content
         crc = response.headers.get("x-amz-crc32")
         intact = crc is None or crc == str(zlib.crc32(body))
@@ -211,12 +233,15 @@ class Protocol:
                 try:
                     parsed = orjson.loads(body) if body else {}
                 except orjson.JSONDecodeError:
-                    pass  # not JSON: botocore's parser says so as boto3 would (ResponseParserError)
+                    pass  # not JSON: botocore's parser decides, as in boto3
             if type(parsed) is dict:
                 parsed["ResponseMetadata"] = _metadata(response, attempt)
             else:
                 parsed = self._parse(prepared.operation, response, attempt)
-            return parsed, False
+            # the retry quota gets back what retries took (or a little), as botocore's after-call hook does
+            self._events.emit(self._after_call + prepared.operation, http_response=response, parsed=parsed,
+                              context=prepared.context)  # fmt: skip
+            return parsed
         if not intact:
             parsed = {
                 "Error": {"Code": "CRC32CheckFailed", "Message": "CRC32 of the response does not match"},
@@ -225,28 +250,20 @@ class Protocol:
         else:
             parsed = self._parse(prepared.operation, response, attempt)
         error = self._error(prepared, parsed)
-        return error, self.should_retry(prepared.operation, attempt, parsed=parsed, response=response)
+        delay = self._retry_delay(prepared, attempt, (response, parsed), None)
+        if delay is None:
+            raise error
+        return delay
 
-    def settle(
-        self,
-        prepared: Prepared,
-        attempt: int,
-        response: HttpResponse | None = None,
-        error: Exception | None = None,
-    ) -> dict | None:
-        """An attempt's end: the parsed response, None to retry (after :meth:`delay`), or the error raised."""
-        if response is not None:
-            result, retry = self.outcome(prepared, response, attempt)
-            if not isinstance(result, Exception):
-                return result
-            if not retry:
-                raise result
-            return None
-        assert error is not None
-        failure = self.connection_error(error if isinstance(error, OSError) else EOFError(str(error)))
-        if not self.should_retry(prepared.operation, attempt, caught=failure):
-            raise failure from error
-        return None
+    def _retry_delay(self, prepared: Prepared, attempt: int, response: Any, caught: Any) -> float | None:
+        """botocore's verdict on an attempt: seconds to wait before the next one, or None (do not retry)."""
+        return self.retries.needs_retry(
+            response=response,
+            attempts=attempt,
+            operation=self.model.operation_model(prepared.operation),
+            caught_exception=caught,
+            request_dict={"context": prepared.context},
+        )
 
     def _parse(self, operation: str, response: HttpResponse, attempt: int) -> dict:
         raw = {"status_code": response.status_code, "headers": response.headers, "body": response.content}
@@ -266,27 +283,6 @@ class Protocol:
             # the cheap check let it through: botocore's full validator names a bad parameter, as boto3 would
             validate_params(self.service, prepared.operation, prepared.params)
         return self.exceptions.from_code(code)(parsed, prepared.operation)
-
-    def should_retry(
-        self,
-        operation: str,
-        attempt: int,
-        *,
-        parsed: dict | None = None,
-        response: Any = None,
-        caught: Exception | None = None,
-    ) -> bool:
-        context = standard.RetryContext(
-            attempt_number=attempt,
-            operation_model=self.model.operation_model(operation),
-            parsed_response=parsed,
-            http_response=response,
-            caught_exception=caught,
-        )
-        return self.retry.should_retry(context)
-
-    def delay(self, attempt: int) -> float:
-        return self.retry.compute_retry_delay(standard.RetryContext(attempt_number=attempt))
 
     def connection_error(self, error: OSError) -> Exception:
         """A socket failure as botocore names it (its retry checkers and callers know these)."""
