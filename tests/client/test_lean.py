@@ -12,6 +12,7 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 from botocore.exceptions import (
+    ChecksumError,
     ClientError,
     EndpointConnectionError,
     ParamValidationError,
@@ -169,6 +170,12 @@ def test_a_corrupted_response_is_retried(scripted, monkeypatch):
     monkeypatch.setattr("time.sleep", lambda seconds: None)
     client = dynabase.endpoint(url, region=REGION, **FAKE_CREDENTIALS)
     assert client.list_tables()["TableNames"] == [] and len(received) == 2
+
+    url, received = scripted([corrupt, corrupt])
+    client = dynabase.endpoint(url, region=REGION, max_attempts=2, **FAKE_CREDENTIALS)
+    with pytest.raises(ChecksumError):  # never the damaged answer
+        client.list_tables()
+    assert len(received) == 2
 
 
 def test_a_pooled_connection_closed_by_the_server_is_replaced(scripted):

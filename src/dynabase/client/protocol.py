@@ -242,14 +242,16 @@ class Protocol:
             self._events.emit(self._after_call + prepared.operation, http_response=response, parsed=parsed,
                               context=prepared.context)  # fmt: skip
             return parsed
-        if not intact:
-            parsed = {
-                "Error": {"Code": "CRC32CheckFailed", "Message": "CRC32 of the response does not match"},
-                "ResponseMetadata": _metadata(response, attempt),
-            }
-        else:
+        if intact:
             parsed = self._parse(prepared.operation, response, attempt)
-        error = self._error(prepared, parsed)
+            error = self._error(prepared, parsed)
+        else:  # damaged on the way: botocore's retry rules retry it; when they give up, its ChecksumError
+            from botocore.exceptions import ChecksumError
+
+            parsed = {"ResponseMetadata": _metadata(response, attempt)}
+            error = ChecksumError(
+                checksum_type="crc32", expected_checksum=crc, actual_checksum=zlib.crc32(body)
+            )
         delay = self._retry_delay(prepared, attempt, (response, parsed), None)
         if delay is None:
             raise error
