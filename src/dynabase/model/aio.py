@@ -1,10 +1,18 @@
 """asyncio API: :class:`AsyncTable` / :class:`AsyncModel` behave as :class:`Table` / :class:`Model` with
-every call that reaches the database awaitable.  Calls run in a thread pool (the client is blocking), so
-several may be in flight at once.
+every call that reaches the database awaitable.
+
+With an asyncio client (``dynabase.endpoint_async(url)``: AWS or any endpoint) the model's calls are native:
+the Model builds its request without I/O, the request is awaited on the asyncio client, and the Model decodes
+the answer with its own code; no thread is involved, so a thousand concurrent calls need no thousand threads.
+Calls that make requests of their own outside one request pipeline (unique fields, ``follow``, removing by
+query, an explicit ``client=``) and the Table's own calls (create_table, transact, batches, ...) run the
+blocking API in a thread pool (building the request again there: a ``transform`` hook sees it twice), as does
+everything with a blocking client: the embedded engine is in process, so its calls are CPU in this process
+either way and threads are the right tool there.
 
 ::
 
-    table = AsyncTable("app", client, schema)
+    table = AsyncTable("app", dynabase.endpoint_async(url), schema)   # or a blocking client: threads
     await table.create_table()
     User = table.model("User")
     user = await User.create({"name": "Ann"})
@@ -14,10 +22,13 @@ several may be in flight at once.
 from __future__ import annotations
 
 import asyncio
+import copy
 import functools
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+
+import orjson
 
 from .model import Model
 from .table import Table
@@ -60,38 +71,112 @@ class _Runner:
         return await loop.run_in_executor(self.executor, functools.partial(fn, *args, **kwargs))
 
 
+class _NeedIO(BaseException):
+    """A request the native path has no answer for yet (a BaseException: the model's error handling, which
+    catches Exception, lets it through untouched)."""
+
+    def __init__(self, method: str, cmd: dict, key: tuple) -> None:
+        self.method, self.cmd, self.key = method, cmd, key
+
+
+class _NoIO:
+    """The client while a Model builds its request: any call means the method does I/O of its own."""
+
+    def __getattr__(self, method: str) -> Any:
+        def call(**cmd: Any) -> Any:
+            raise _NeedIO(method, cmd, ())
+
+        return call
+
+
+class _Replay:
+    """The client while a Model decodes: answers each request (by method and parameters) with the outcome the
+    asyncio client gave it, or asks for it with :class:`_NeedIO`."""
+
+    def __init__(self) -> None:
+        self.outcomes: dict[tuple, Any] = {}
+
+    def __getattr__(self, method: str) -> Any:
+        outcomes = self.outcomes
+
+        def call(**cmd: Any) -> Any:
+            key = (method, orjson.dumps(cmd, option=orjson.OPT_SORT_KEYS, default=repr))
+            if key not in outcomes:
+                raise _NeedIO(method, cmd, key)
+            outcome = outcomes[key]
+            if isinstance(outcome, Exception):
+                raise outcome
+            return outcome
+
+        return call
+
+
+_CAPTURED = object()
+_NO_IO = _NoIO()
+
+
 class AsyncModel:
     """The async face of a :class:`Model`: ``await model.create(...)`` etc.; ``init`` and ``template`` stay
     synchronous (no I/O)."""
 
-    def __init__(self, model: Model, runner: _Runner) -> None:
+    def __init__(self, model: Model, runner: _Runner, native: Any = None) -> None:
         self.sync = model
         self.name = model.name
         self._run = runner
+        self._native = native
+
+    async def _call(self, name: str, properties: Any, params: dict[str, Any]) -> Any:
+        native = self._native
+        if native is None or "client" in params:
+            return await self._run(getattr(self.sync, name), properties, **params)
+        # 1. the model builds its request (ids, timestamps, expressions) with no client to call
+        captured: list[tuple[str, Any]] = []
+        shadow = copy.copy(self.sync)  # its table's client, and its own, refuse I/O: nothing is sent yet
+        shadow.table = copy.copy(self.sync.table)
+        shadow.table.client = _NO_IO
+        shadow._run = lambda op, expr: captured.append((op, expr)) or _CAPTURED  # type: ignore[method-assign]
+        try:
+            built = getattr(shadow, name)(properties, client=_NO_IO, **params)
+        except _NeedIO:
+            built = None
+        if built is not _CAPTURED or len(captured) != 1:  # requests outside the one pipeline: a thread
+            return await self._run(getattr(self.sync, name), properties, **params)
+        # 2. its requests are awaited on the asyncio client; 3. the model decodes the answers itself
+        op, expr = captured[0]
+        replay = expr.params["client"] = _Replay()
+        run = type(self.sync)._run
+        while True:
+            try:
+                return run(self.sync, op, expr)
+            except _NeedIO as need:
+                try:
+                    replay.outcomes[need.key] = await getattr(native, need.method)(**need.cmd)
+                except Exception as error:
+                    replay.outcomes[need.key] = error
 
     async def create(self, properties: Mapping[str, Any], **params: Any) -> Any:
-        return await self._run(self.sync.create, properties, **params)
+        return await self._call("create", properties, params)
 
     async def get(self, properties: Mapping[str, Any], **params: Any) -> Any:
-        return await self._run(self.sync.get, properties, **params)
+        return await self._call("get", properties, params)
 
     async def find(self, properties: Mapping[str, Any] | None = None, **params: Any) -> Any:
-        return await self._run(self.sync.find, properties, **params)
+        return await self._call("find", properties, params)
 
     async def scan(self, properties: Mapping[str, Any] | None = None, **params: Any) -> Any:
-        return await self._run(self.sync.scan, properties, **params)
+        return await self._call("scan", properties, params)
 
     async def update(self, properties: Mapping[str, Any], **params: Any) -> Any:
-        return await self._run(self.sync.update, properties, **params)
+        return await self._call("update", properties, params)
 
     async def upsert(self, properties: Mapping[str, Any], **params: Any) -> Any:
-        return await self._run(self.sync.upsert, properties, **params)
+        return await self._call("upsert", properties, params)
 
     async def remove(self, properties: Mapping[str, Any], **params: Any) -> Any:
-        return await self._run(self.sync.remove, properties, **params)
+        return await self._call("remove", properties, params)
 
     async def check(self, properties: Mapping[str, Any], **params: Any) -> Any:
-        return await self._run(self.sync.check, properties, **params)
+        return await self._call("check", properties, params)
 
     def init(self, properties: Mapping[str, Any] | None = None, **params: Any) -> dict[str, Any]:
         return self.sync.init(properties, **params)
@@ -107,21 +192,26 @@ class AsyncTable:
     """A :class:`Table` whose database calls are coroutines.
 
     Built like a Table (same arguments, plus ``max_workers`` for the thread pool), or around an existing one
-    with ``AsyncTable.wrap(table)``.  Non-I/O methods (``model``, ``set_context``, ``get_table_definition``,
-    ``group_by_type``, ...) are the Table's own.
+    with ``AsyncTable.wrap(table)``.  The client may be an asyncio client (``dynabase.endpoint_async``): the
+    models' calls then run natively on it, and the Table underneath gets its blocking twin.  Non-I/O methods
+    (``model``, ``set_context``, ``get_table_definition``, ``group_by_type``, ...) are the Table's own.
     """
 
     def __init__(self, name: str, client: Any, schema: Any, *, max_workers: int = 8, **options: Any) -> None:
-        self._init(Table(name, client, schema, **options), max_workers)
+        native = client if _is_async(client) else None
+        blocking = native.sync_client() if native is not None else client
+        self._init(Table(name, blocking, schema, **options), max_workers, native)
 
     @classmethod
-    def wrap(cls, table: Table, *, max_workers: int = 8) -> AsyncTable:
+    def wrap(cls, table: Table, *, max_workers: int = 8, native: Any = None) -> AsyncTable:
+        """An AsyncTable around ``table``; ``native``: an asyncio client for the same database."""
         self = cls.__new__(cls)
-        self._init(table, max_workers)
+        self._init(table, max_workers, native)
         return self
 
-    def _init(self, table: Table, max_workers: int) -> None:
+    def _init(self, table: Table, max_workers: int, native: Any) -> None:
         self.sync = table
+        self.native = native
         self.executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="dynabase-model")
         self._run = _Runner(self.executor)
         self._models: dict[str, AsyncModel] = {}
@@ -130,13 +220,15 @@ class AsyncTable:
         model = self.sync.model(name)
         wrapped = self._models.get(name)
         if wrapped is None or wrapped.sync is not model:
-            wrapped = self._models[name] = AsyncModel(model, self._run)
+            wrapped = self._models[name] = AsyncModel(model, self._run, self.native)
         return wrapped
 
     get_model = model
 
     def close(self) -> None:
         self.executor.shutdown(wait=True)
+        if self.native is not None and self.sync.client is not self.native:
+            self.sync.client.close()  # the blocking twin this table made for its native client
 
     async def __aenter__(self) -> AsyncTable:
         return self
@@ -164,6 +256,12 @@ class AsyncTable:
 
     def __repr__(self) -> str:
         return f"<AsyncTable {self.sync.name!r}>"
+
+
+def _is_async(client: Any) -> bool:
+    from ..client.aio import AsyncLeanClient
+
+    return isinstance(client, AsyncLeanClient)
 
 
 __all__ = ["AsyncModel", "AsyncTable"]

@@ -1,0 +1,165 @@
+"""A lean blocking DynamoDB client: boto3's low-level interface over DynamoDB's JSON protocol, at a fraction of
+botocore's CPU per call.
+
+``dynabase.endpoint(url, region=...)`` gives one; it works against AWS or any endpoint (``dynabase serve``,
+DynamoDB Local).  Methods, parameters, responses, paginators, waiters and exceptions are boto3's; what it saves
+is botocore's per-call request building and response parsing (see :mod:`.protocol`).  Connections are plain
+sockets (TLS for https) kept in a small thread-safe pool: several threads may share a client.
+"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+import threading
+import time
+from typing import Any
+
+from .protocol import HttpResponse, LeanBase, Prepared, Protocol, body_length, parse_head
+
+
+class _Connection:
+    """One keep-alive HTTP/1.1 connection."""
+
+    def __init__(self, protocol: Protocol, connect_timeout: float, read_timeout: float) -> None:
+        sock = socket.create_connection((protocol.host, protocol.port), timeout=connect_timeout)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if protocol.tls:
+            sock = ssl.create_default_context().wrap_socket(sock, server_hostname=protocol.host)
+        sock.settimeout(read_timeout)
+        self.sock = sock
+        self.rfile = sock.makefile("rb")
+        self.used = False
+
+    def exchange(self, data: bytes) -> tuple[HttpResponse, bool]:
+        """Send a request, read its response: (response, whether the connection may be reused)."""
+        self.sock.sendall(data)
+        rfile = self.rfile
+        head = rfile.readline(65537)
+        if not head:
+            raise ConnectionResetError("the connection was closed before a response")
+        while True:
+            line = rfile.readline(65537)
+            if not line:
+                raise ConnectionResetError("the connection was closed in the response headers")
+            if line == b"\r\n":
+                break
+            head += line
+        status, headers = parse_head(head.rstrip(b"\r\n"))
+        length = body_length(headers)
+        body = self._read_chunked() if length is None else rfile.read(length)
+        if length is not None and len(body) < length:
+            raise ConnectionResetError("the connection was closed in the response body")
+        return HttpResponse(status, headers, body), headers.get("connection", "").lower() != "close"
+
+    def _read_chunked(self) -> bytes:
+        parts = []
+        while True:
+            size_line = self.rfile.readline(1026)
+            if not size_line:
+                raise ConnectionResetError("the connection was closed in a chunked body")
+            size = int(size_line.split(b";")[0].strip(), 16)
+            if size == 0:
+                while self.rfile.readline(65537) not in (b"\r\n", b""):
+                    pass
+                return b"".join(parts)
+            parts.append(self.rfile.read(size))
+            self.rfile.readline(3)
+
+    def close(self) -> None:
+        try:
+            self.rfile.close()
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class LeanClient(LeanBase):
+    """``boto3.client("dynamodb")``'s interface for an HTTP endpoint, with the least client CPU per call."""
+
+    def __init__(
+        self,
+        endpoint_url: str | None = None,
+        region: str | None = None,
+        *,
+        service: str = "dynamodb",
+        max_pool_connections: int = 10,
+        connect_timeout: float = 60.0,
+        read_timeout: float = 60.0,
+        **credentials: Any,
+    ) -> None:
+        super().__init__(endpoint_url, region, service=service, max_pool_connections=max_pool_connections,
+                         connect_timeout=connect_timeout, read_timeout=read_timeout, **credentials)  # fmt: skip
+        self._idle: list[_Connection] = []
+        self._lock = threading.Lock()
+
+    def streams(self) -> LeanClient:
+        """The ``dynamodbstreams`` client for the same endpoint, region and credentials."""
+        return self._twin(LeanClient, "dynamodbstreams")
+
+    def _method(self, operation: str) -> Any:
+        prepare, send = self.protocol.prepare, self._send
+
+        def call(**kwargs: Any) -> dict:
+            return send(prepare(operation, kwargs))
+
+        return call
+
+    def _send(self, prepared: Prepared) -> dict:
+        protocol, attempt = self.protocol, 1
+        while True:
+            try:
+                result = protocol.settle(prepared, attempt, self._exchange(protocol.request_bytes(prepared)))
+            except OSError as error:
+                result = protocol.settle(prepared, attempt, error=error)
+            if type(result) is dict:
+                return result
+            time.sleep(result)
+            attempt += 1
+
+    def _exchange(self, data: bytes) -> HttpResponse:
+        """One request on a pooled connection; a pooled one the server had closed is replaced once."""
+        with self._lock:
+            connection = self._idle.pop() if self._idle else None
+        if connection is not None:
+            try:
+                response, keep = connection.exchange(data)
+            except (ConnectionResetError, BrokenPipeError, ConnectionAbortedError):
+                connection.close()  # closed while idle: the request never reached the server's handler
+                connection = None
+        if connection is None:
+            connection = _Connection(self.protocol, *self._timeouts)
+            try:
+                response, keep = connection.exchange(data)
+            except BaseException:
+                connection.close()
+                raise
+        with self._lock:
+            if keep and len(self._idle) < self._max_pool:
+                self._idle.append(connection)
+                connection = None
+        if connection is not None:
+            connection.close()
+        return response
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for connection in idle:
+            connection.close()
+
+    def __enter__(self) -> LeanClient:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def endpoint(url: str | None = None, region: str | None = None, **options: Any) -> LeanClient:
+    """A lean client for DynamoDB at ``url`` (None: AWS in ``region``); credentials from botocore's chain
+    unless ``aws_access_key_id``/``aws_secret_access_key``/``aws_session_token`` or ``profile`` are given;
+    ``max_attempts`` (total, default botocore's config or 3), ``max_pool_connections``, timeouts."""
+    return LeanClient(url, region, **options)
+
+
+__all__ = ["LeanClient", "endpoint"]
