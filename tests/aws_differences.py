@@ -38,6 +38,18 @@ class Difference:
 
 DIFFERENCES: tuple[Difference, ...] = (
     Difference(
+        name="PartiQL statement over the model's 8192-character limit",
+        code="ValidationException",
+        local=re.compile(re.escape("Member must have length less than or equal to 8192")),
+        aws=re.compile(
+            _VALIDATION_PREFIX + r"Value '.*' at '[\w.]*statement' failed to satisfy constraint: Member must have "
+            r"length less than or equal to 8192",
+            re.S,
+        ),
+        ref="botocore's dynamodb model (PartiQLStatement: max 8192), in the validator's format as for every "
+        "model constraint (see the other entries' references)",
+    ),
+    Difference(
         name="missing table in a data-plane call",
         code="ResourceNotFoundException",
         local=re.compile(re.escape("Cannot do operations on a non-existent table")),
