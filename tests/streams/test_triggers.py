@@ -96,11 +96,11 @@ def test_changes_before_registration_are_not_delivered_by_default(client):
 
 def test_no_listener_without_triggers_and_close_removes_it(client):
     engine = client.engine
-    assert engine.write_listeners == []
+    assert engine.change_listeners == () and engine.storage.journal is None
     trigger = on_change(client, "orders", lambda e, c: None)
-    assert len(engine.write_listeners) == 1
+    assert len(engine.change_listeners) == 1
     trigger.close()
-    assert engine.write_listeners == []
+    assert engine.change_listeners == () and engine.storage.journal is None
     assert not trigger.thread.is_alive()
 
 
