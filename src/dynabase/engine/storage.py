@@ -234,8 +234,7 @@ class _WriteTransaction:
         """End a transaction that journaled entries: they go to ``on_commit`` once COMMIT succeeded (still
         under the lock, so in commit order), and are dropped otherwise."""
         storage = self.storage
-        entries = storage.journal[:]
-        storage.journal.clear()
+        entries, storage.journal = storage.journal, []
         storage.conn.execute("COMMIT" if commit else "ROLLBACK")
         if commit and storage.on_commit is not None:
             storage.on_commit(entries)

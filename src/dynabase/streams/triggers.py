@@ -134,7 +134,7 @@ class Trigger:
     def _drain(self) -> None:
         """Handle the queued records of this stream, up to a gap in the sequence numbers."""
         arn = self.consumer.stream_arn
-        mine: list[tuple[int, str]] = []
+        mine: Changes = []
         expected = self._expected
         inbox = self._inbox
         if self._dropped:  # the queue overflowed: read the database after what is queued
@@ -146,7 +146,9 @@ class Trigger:
                 self._expected = None
                 break
             expected = changes[-1][0] + 1
-            mine += [(seq, text) for seq, stream, text in changes if stream == arn]
+            for change in changes:
+                if change[1] == arn:
+                    mine.append(change)
         self._handle(mine)
         self._next = expected  # type: ignore[assignment]
         if self._expected is not None:
@@ -162,7 +164,7 @@ class Trigger:
             end = next_seq(conn)
             rows = stored_records(conn, arn, self._next, MAX_RECORDS)
             closed = not stream_enabled(conn, arn)
-        self._handle([(seq, text) for seq, text, _ in rows])
+        self._handle([(seq, arn, text) for seq, text, _ in rows])
         if len(rows) == MAX_RECORDS:
             self._next = rows[-1][0] + 1
             return
@@ -171,15 +173,15 @@ class Trigger:
             self.consumer.handle(self.shard, [], ended=True)
             self._finished = True
 
-    def _handle(self, rows: list[tuple[int, str]]) -> None:
-        if not rows:
+    def _handle(self, changes: Changes) -> None:
+        if not changes:
             return
         arn = self.consumer.stream_arn
-        records = [lambda_event_record(seq, text, arn) for seq, text in rows]
         size = self.consumer.options.batch_size
-        for start in range(0, len(records), size):
-            self.consumer.handle(self.shard, records[start : start + size])
-        self._next = rows[-1][0] + 1
+        for start in range(0, len(changes), size):  # parsed a batch at a time: a small working set
+            batch = [lambda_event_record(seq, text, arn) for seq, _, text in changes[start : start + size]]
+            self.consumer.handle(self.shard, batch)
+        self._next = changes[-1][0] + 1
 
     def close(self, timeout: float = 10.0) -> None:
         self.engine.remove_change_listener(self._listen)
