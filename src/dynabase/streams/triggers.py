@@ -22,7 +22,14 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine.storage import load_item
-from ..engine.streams import MAX_RECORDS, next_seq, seq_text, shard_id, stored_records, stream_enabled
+from ..engine.streams import (
+    MAX_RECORDS,
+    next_seq,
+    seq_text,
+    shard_id,
+    stored_records,
+    stream_enabled,
+)
 from .consumer import Consumer, Options, Shard
 
 #: one committed transaction's stream records, as the engine hands them over: (seq, stream ARN, record JSON)
@@ -30,6 +37,10 @@ Changes = list[tuple[int, str, str]]
 #: transactions queued for a trigger at most: past that (a slow or failing handler) the writer drops them and
 #: the trigger reads them from the database when it gets there, so memory stays bounded
 MAX_QUEUED = 10_000
+#: the wait after a drain that filled a batch, in ``poll_gap``s: a busy stream's trigger wakes up less often
+#: (each wake-up costs the process some 0.3 ms of CPU: cold caches, a timed wait), its handler gets fuller
+#: batches, and its records wait at most this many gaps (40 ms by default)
+BUSY_GAP = 4
 
 
 class EngineStreams:
@@ -127,12 +138,13 @@ class Trigger:
                 continue
             if options.batching_window:
                 stop.wait(options.batching_window)
-            self._drain()
+            handled = self._drain()
             if options.poll_gap:  # a busy stream is handled in fuller batches, for less work per record
-                stop.wait(options.poll_gap)
+                busy = handled >= options.batch_size  # a full batch: wake up less often, at most 4 times
+                stop.wait(options.poll_gap * (BUSY_GAP if busy else 1))
 
-    def _drain(self) -> None:
-        """Handle the queued records of this stream, up to a gap in the sequence numbers."""
+    def _drain(self) -> int:
+        """Handle the queued records of this stream, up to a gap in the sequence numbers; how many."""
         arn = self.consumer.stream_arn
         mine: Changes = []
         expected = self._expected
@@ -153,6 +165,7 @@ class Trigger:
         self._next = expected  # type: ignore[assignment]
         if self._expected is not None:
             self._expected = expected
+        return len(mine)
 
     def _catch_up(self) -> None:
         """Read the stream's stored records from the last handled one, a page at a time; once through, take
