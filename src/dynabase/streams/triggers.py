@@ -174,6 +174,7 @@ class Trigger:
         arn = self.consumer.stream_arn
         with storage.read() as conn:  # one snapshot; this engine commits nothing meanwhile
             self._inbox.clear()  # all committed by now, so read below
+            self._dropped = False
             end = next_seq(conn)
             rows = stored_records(conn, arn, self._next, MAX_RECORDS)
             closed = not stream_enabled(conn, arn)
