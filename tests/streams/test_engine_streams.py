@@ -1,9 +1,14 @@
-"""The engine's side of consuming streams: the write listeners, and GetRecords' cost on a long stream."""
+"""The engine's side of consuming streams: the change listeners, and GetRecords' cost on a long stream."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 import dynabase
 from ddb_helpers import table_request
+from dynabase.engine.streams import shard_id
 
 
 def _table(client) -> str:
@@ -45,19 +50,77 @@ def test_get_records_does_not_scan_the_whole_stream():
     client.close()
 
 
-def test_write_listeners_hear_committed_writes_only():
+def _put(engine, key: str) -> None:
+    engine.call("PutItem", {"TableName": "long", "Item": {"pk": {"S": key}}})
+
+
+def _keys(changes: list) -> list[str]:
+    return [json.loads(text)["dynamodb"]["Keys"]["pk"]["S"] for _, _, text in changes]
+
+
+def test_change_listeners_hear_committed_records_only_in_commit_order():
     client = dynabase.connect(":memory:")
-    _table(client)
-    heard: list[str] = []
-    client.engine.write_listeners.append(heard.append)
-    client.put_item(TableName="long", Item={"pk": {"S": "a"}})
+    arn = _table(client)
+    engine = client.engine
+    assert engine.storage.journal is None  # no listener: writes journal nothing
+    heard: list[list] = []
+    engine.add_change_listener(heard.append)
+    _put(engine, "a")
     client.get_item(TableName="long", Key={"pk": {"S": "a"}})
-    try:
+    with pytest.raises(client.exceptions.ConditionalCheckFailedException):
         client.put_item(
             TableName="long", Item={"pk": {"S": "a"}}, ConditionExpression="attribute_not_exists(pk)"
         )
-    except client.exceptions.ConditionalCheckFailedException:
-        pass
+    client.batch_write_item(RequestItems={"long": [{"PutRequest": {"Item": {"pk": {"S": k}}}} for k in "bc"]})
     client.delete_item(TableName="long", Key={"pk": {"S": "a"}})
-    assert heard == ["PutItem", "DeleteItem"]
+    assert [_keys(changes) for changes in heard] == [["a"], ["b", "c"], ["a"]]
+    seqs = [seq for changes in heard for seq, _, _ in changes]
+    assert seqs == list(range(seqs[0], seqs[0] + 4))  # one sequence, no gap: this engine wrote them all
+    assert {stream for changes in heard for _, stream, _ in changes} == {arn}
+    stored = client.streams().get_records(
+        ShardIterator=client.streams().get_shard_iterator(
+            StreamArn=arn, ShardId=shard_id(arn), ShardIteratorType="TRIM_HORIZON"
+        )["ShardIterator"]
+    )["Records"]
+    assert [int(r["dynamodb"]["SequenceNumber"]) for r in stored] == seqs
+    engine.remove_change_listener(heard.append)
+    assert engine.storage.journal is None and engine.change_listeners == ()
+    client.close()
+
+
+def test_rolled_back_records_never_reach_listeners():
+    client = dynabase.connect(":memory:")
+    _table(client)
+    engine = client.engine
+    heard: list[list] = []
+    engine.add_change_listener(heard.append)
+    with pytest.raises(RuntimeError), engine.storage.write():  # a whole transaction rolled back
+        _put(engine, "lost")
+        raise RuntimeError
+    with engine.storage.write():  # a savepoint rolled back inside a transaction that commits
+        _put(engine, "kept")
+        with pytest.raises(RuntimeError), engine.storage.write():
+            _put(engine, "undone")
+            raise RuntimeError
+        _put(engine, "after")
+    assert [_keys(changes) for changes in heard] == [["kept", "after"]]
+    assert sorted(i["pk"]["S"] for i in client.scan(TableName="long")["Items"]) == ["after", "kept"]
+    seqs = [seq for seq, _, _ in heard[0]]
+    assert seqs[1] == seqs[0] + 1  # the undone record's number was given again
+    client.close()
+
+
+def test_a_failing_listener_does_not_fail_the_committed_write(caplog):
+    client = dynabase.connect(":memory:")
+    _table(client)
+
+    def broken(changes: list) -> None:
+        raise ValueError("listener bug")
+
+    heard: list[list] = []
+    client.engine.add_change_listener(broken)
+    client.engine.add_change_listener(heard.append)
+    client.put_item(TableName="long", Item={"pk": {"S": "a"}})
+    assert client.get_item(TableName="long", Key={"pk": {"S": "a"}})["Item"] == {"pk": {"S": "a"}}
+    assert len(heard) == 1 and "listener bug" in caplog.text
     client.close()

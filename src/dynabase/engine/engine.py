@@ -18,6 +18,8 @@ from .storage import Storage
 log = logging.getLogger("dynabase.engine")
 
 Handler = Callable[["Engine", dict], dict]
+#: takes one committed transaction's stream records: ``[(seq, stream_arn, record_json), ...]``
+ChangeListener = Callable[[list[tuple[int, str, str]]], None]
 
 #: runs of a request that may find the catalog changed under them; the last one runs holding the write lock
 ATTEMPTS = 4
@@ -35,21 +37,6 @@ def catalog_moved(error: Exception) -> bool:
         text = str(error)
         return text.startswith("no such table") or text == "database schema has changed"
     return False
-
-
-#: the operations that may change items: after one of them commits, the write listeners are told
-WRITE_OPERATIONS = frozenset(
-    {
-        "PutItem",
-        "UpdateItem",
-        "DeleteItem",
-        "BatchWriteItem",
-        "TransactWriteItems",
-        "ExecuteStatement",
-        "BatchExecuteStatement",
-        "ExecuteTransaction",
-    }
-)
 
 
 def _partiql(name: str) -> Handler:
@@ -128,9 +115,8 @@ class Engine:
             "GetShardIterator": streams.get_shard_iterator,
             "GetRecords": streams.get_records,
         }
-        #: called with the operation's name after each committed write call, outside its transaction (the
-        #: in-process stream triggers of :mod:`dynabase.streams` wake on it); empty: nothing is called
-        self.write_listeners: list[Callable[[str], None]] = []
+        #: see :meth:`add_change_listener`; none: writes journal nothing
+        self.change_listeners: tuple[ChangeListener, ...] = ()
         self._next_trim = 0.0
         self.ttl_sweep_seconds = ttl_sweep_seconds
         self.sweeper: ttl.Sweeper | None = None
@@ -161,10 +147,36 @@ class Engine:
         except Exception:  # a bug must not look like a successful call or leak a traceback to callers
             log.exception("internal error in %s", operation)
             raise InternalFailure(_INTERNAL)
-        if self.write_listeners and operation in WRITE_OPERATIONS:  # committed: the transaction is over
-            for listener in list(self.write_listeners):
-                listener(operation)
         return result
+
+    def add_change_listener(self, listener: ChangeListener) -> None:
+        """Call ``listener(changes)`` after each write transaction that wrote stream records commits, with its
+        records as ``[(sequence number, stream ARN, record JSON as stored), ...]``, in commit order.
+
+        It is called right after COMMIT on the writer's thread, still holding the storage lock (that keeps the
+        order): it must only hand the changes on (the in-process triggers of :mod:`dynabase.streams` append
+        them to a queue and wake their thread). Records of a rolled-back transaction or savepoint never reach
+        it. Only this engine's writes are heard: other processes' come with gaps in the sequence numbers.
+        """
+        with self.storage.lock:  # between transactions: the journal starts with a transaction
+            self.change_listeners = (*self.change_listeners, listener)
+            self.storage.on_commit = self._committed
+            if self.storage.journal is None:
+                self.storage.journal = []
+
+    def remove_change_listener(self, listener: ChangeListener) -> None:
+        """Stop calling ``listener``; with the last one gone, writes journal nothing again."""
+        with self.storage.lock:
+            self.change_listeners = tuple(x for x in self.change_listeners if x != listener)
+            if not self.change_listeners:
+                self.storage.journal = None
+
+    def _committed(self, changes: list) -> None:
+        for listener in self.change_listeners:
+            try:
+                listener(changes)
+            except Exception:  # the write has committed: a listener's failure must not make it look failed
+                log.exception("change listener %r failed", listener)
 
     def _run_again(self, operation: str, handler: Handler, request: dict[str, Any]) -> dict[str, Any]:
         """Run a request again after another thread or process changed a table under it: against the reloaded

@@ -28,7 +28,7 @@ import os
 import sqlite3
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -157,6 +157,10 @@ class Storage:
         #: an in-memory database has no other connection, so its catalog cannot change behind our back
         self.private = path == ":memory:"
         self._version = 0
+        #: while not None (an engine has change listeners), what the current write transaction recorded for
+        #: them: cut back by a rolled-back savepoint, dropped on rollback, handed to ``on_commit`` after COMMIT
+        self.journal: list | None = None
+        self.on_commit: Callable[[list], None] | None = None
         try:
             self.conn = sqlite3.connect(
                 path, timeout=timeout, isolation_level=None, check_same_thread=False, cached_statements=512
@@ -236,11 +240,12 @@ class _WriteTransaction:
     Inside another transaction it is a savepoint: an error rolls back this part alone, as if it had run alone
     (the caller may catch the error and go on, as a batch does for each of its statements)."""
 
-    __slots__ = ("storage", "nested")
+    __slots__ = ("storage", "nested", "mark")
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
         self.nested = False
+        self.mark = 0
 
     def __enter__(self) -> sqlite3.Connection:
         storage = self.storage
@@ -250,6 +255,8 @@ class _WriteTransaction:
             if conn.in_transaction:
                 self.nested = True
                 conn.execute("SAVEPOINT dynabase_nested")
+                if storage.journal is not None:
+                    self.mark = len(storage.journal)
             else:
                 conn.execute("BEGIN IMMEDIATE")
         except BaseException:
@@ -258,13 +265,27 @@ class _WriteTransaction:
         return conn
 
     def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
-        conn = self.storage.conn
+        storage = self.storage
+        conn = storage.conn
         try:
             if self.nested:
                 if kind is not None:
                     conn.execute("ROLLBACK TO dynabase_nested")
+                    if storage.journal:
+                        del storage.journal[self.mark :]
                 conn.execute("RELEASE dynabase_nested")
+            elif storage.journal:
+                self._end_journaled(kind is None)
             else:
                 conn.execute("ROLLBACK" if kind is not None else "COMMIT")
         finally:
-            self.storage.lock.release()
+            storage.lock.release()
+
+    def _end_journaled(self, commit: bool) -> None:
+        """End a transaction that journaled entries: they go to ``on_commit`` once COMMIT succeeded (still
+        under the lock, so in commit order), and are dropped otherwise."""
+        storage = self.storage
+        entries, storage.journal = storage.journal, []
+        storage.conn.execute("COMMIT" if commit else "ROLLBACK")
+        if commit and storage.on_commit is not None:
+            storage.on_commit(entries)

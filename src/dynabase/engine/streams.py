@@ -116,10 +116,14 @@ def record_change(
     if identity is not None:
         record["userIdentity"] = identity
     text, binary = dump_item(record)
-    conn.execute(
+    arn = table.description["LatestStreamArn"]
+    cursor = conn.execute(
         "INSERT INTO dynabase_stream_records (stream_arn, created, record, bin) VALUES (?, ?, ?, ?)",
-        (table.description["LatestStreamArn"], time.time(), text, binary),
+        (arn, time.time(), text, binary),
     )
+    journal = engine.storage.journal
+    if journal is not None:  # an in-process listener wants it once committed (see Engine.add_change_listener)
+        journal.append((cursor.lastrowid, arn, text))
 
 
 def _unchanged(old: dict | None, new: dict | None) -> bool:
@@ -164,7 +168,7 @@ def on_table_changed(conn: Any, table_name: str, desc: dict) -> None:
     meta = {
         "StreamViewType": spec["StreamViewType"],
         "KeySchema": desc["KeySchema"],
-        "start": _next_seq(conn),
+        "start": next_seq(conn),
     }
     conn.execute(
         "INSERT OR IGNORE INTO dynabase_streams (stream_arn, table_name, label, description, enabled, created) "
@@ -173,7 +177,8 @@ def on_table_changed(conn: Any, table_name: str, desc: dict) -> None:
     )
 
 
-def _next_seq(conn: Any) -> int:
+def next_seq(conn: Any) -> int:
+    """The sequence number the next stream record will get (all streams share one sequence)."""
     row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'dynabase_stream_records'").fetchone()
     return (row[0] if row else 0) + 1
 
@@ -365,13 +370,24 @@ def _latest(engine: Engine) -> int:
     return (last or 0) + 1
 
 
-def read_records(conn: Any, arn: str, position: int, limit: int) -> list[tuple[int, dict]]:
-    rows = conn.execute(
+def stored_records(conn: Any, arn: str, position: int, limit: int) -> list[tuple[int, str, int]]:
+    """``(seq, record JSON, has binary)`` of a stream's records from ``position`` on, as stored (binary values
+    are base64 text in the JSON)."""
+    return conn.execute(
         "SELECT seq, record, bin FROM dynabase_stream_records WHERE stream_arn = ? AND seq >= ? ORDER BY seq LIMIT ?",
         (arn, position, limit),
     ).fetchall()
+
+
+def stream_enabled(conn: Any, arn: str) -> bool:
+    """Whether the stream is registered and still enabled (records may come)."""
+    row = conn.execute("SELECT enabled FROM dynabase_streams WHERE stream_arn = ?", (arn,)).fetchone()
+    return bool(row and row[0])
+
+
+def read_records(conn: Any, arn: str, position: int, limit: int) -> list[tuple[int, dict]]:
     out = []
-    for seq, text, binary in rows:
+    for seq, text, binary in stored_records(conn, arn, position, limit):
         record = load_item(text, binary)
         record["dynamodb"]["SequenceNumber"] = seq_text(seq)
         out.append((seq, _ordered(record)))

@@ -89,7 +89,9 @@ class Options:
         self.compiled_filters = compile_filters(self.filters)
 
 
-class _Shard:
+class Shard:
+    """One shard of the stream being read: its lineage, the iterator reached, whether it is closed."""
+
     __slots__ = ("id", "parent", "iterator", "closed")
 
     def __init__(self, shard: Mapping[str, Any]) -> None:
@@ -131,7 +133,7 @@ class Consumer:
         self.wake = threading.Event()
         self.handled = 0
         self.failed = 0
-        self._shards: dict[str, _Shard] = {}
+        self._shards: dict[str, Shard] = {}
         self._refreshed = 0.0
         self._lock = threading.Lock()
 
@@ -143,14 +145,14 @@ class Consumer:
         return cls(streams, stream_arn(client, table_name), handler, **kwargs)
 
     @property
-    def _durable(self) -> bool:
+    def durable(self) -> bool:
         return not isinstance(self.checkpoints, MemoryCheckpoints)
 
     def prime(self) -> None:
         """Find the shards and position their iterators now (``LATEST`` means: after what is written by now)."""
         for shard in self._ready():
             if shard.iterator is None:
-                shard.iterator = self._new_iterator(shard, self._checkpoint(shard))
+                shard.iterator = self._new_iterator(shard, self.checkpoint_of(shard))
 
     # -- running ---------------------------------------------------------------------------------------------
 
@@ -183,7 +185,7 @@ class Consumer:
 
     # -- shards ----------------------------------------------------------------------------------------------
 
-    def _ready(self) -> list[_Shard]:
+    def _ready(self) -> list[Shard]:
         now = time.monotonic()
         if not self._shards or now - self._refreshed >= self.options.shard_refresh:
             self._refresh()
@@ -204,7 +206,7 @@ class Consumer:
             for shard in description.get("Shards", []):
                 known = self._shards.get(shard["ShardId"])
                 if known is None:
-                    self._shards[shard["ShardId"]] = _Shard(shard)
+                    self._shards[shard["ShardId"]] = Shard(shard)
                 elif "EndingSequenceNumber" in shard.get("SequenceNumberRange", {}):
                     known.closed = True
             last = description.get("LastEvaluatedShardId")
@@ -216,7 +218,7 @@ class Consumer:
         checkpoint = self.checkpoints.get(self.name, self.stream_arn, shard_id)
         return checkpoint is not None and checkpoint.finished
 
-    def _checkpoint(self, shard: _Shard) -> Checkpoint:
+    def checkpoint_of(self, shard: Shard) -> Checkpoint:
         """The shard's checkpoint; a first sight of a shard under a durable LATEST saves where it ends now."""
         checkpoint = self.checkpoints.get(self.name, self.stream_arn, shard.id)
         if checkpoint is not None:
@@ -224,13 +226,13 @@ class Consumer:
         position = self._start_of(shard)
         if position == "AT_TIMESTAMP":
             return Checkpoint(since=float(int(self.options.starting_timestamp or 0)))
-        if position == "LATEST" and self._durable:
+        if position == "LATEST" and self.durable:
             checkpoint = self._end_of(shard)
             self.checkpoints.save(self.name, self.stream_arn, shard.id, checkpoint)
             return checkpoint
         return Checkpoint()
 
-    def _start_of(self, shard: _Shard) -> str:
+    def _start_of(self, shard: Shard) -> str:
         """Where a shard without a checkpoint starts: the children of a shard this consumer read start at
         their first record, others at the starting position."""
         if (
@@ -240,7 +242,7 @@ class Consumer:
             return "TRIM_HORIZON"
         return self.options.starting_position
 
-    def _end_of(self, shard: _Shard) -> Checkpoint:
+    def _end_of(self, shard: Shard) -> Checkpoint:
         """A checkpoint after the shard's last record now (read through once: a LATEST iterator has no
         sequence number to save, and a crash before the first record must not move the start)."""
         iterator: str | None = self.streams.get_shard_iterator(
@@ -255,11 +257,11 @@ class Consumer:
             iterator = page.get("NextShardIterator")
         return Checkpoint(sequence=last, finished=iterator is None)
 
-    def _new_iterator(self, shard: _Shard, checkpoint: Checkpoint) -> str:
+    def _new_iterator(self, shard: Shard, checkpoint: Checkpoint) -> str:
         request = {"StreamArn": self.stream_arn, "ShardId": shard.id}
         if checkpoint.sequence is not None:
             request.update(ShardIteratorType="AFTER_SEQUENCE_NUMBER", SequenceNumber=checkpoint.sequence)
-        elif not self._durable and self._start_of(shard) == "LATEST":
+        elif not self.durable and self._start_of(shard) == "LATEST":
             request["ShardIteratorType"] = "LATEST"  # nothing to survive: the stream's end, exactly
         else:
             request["ShardIteratorType"] = "TRIM_HORIZON"
@@ -267,7 +269,7 @@ class Consumer:
 
     # -- reading ---------------------------------------------------------------------------------------------
 
-    def _read(self, shard: _Shard, checkpoint: Checkpoint) -> tuple[list[dict], bool]:
+    def _read(self, shard: Shard, checkpoint: Checkpoint) -> tuple[list[dict], bool]:
         """Up to ``batch_size`` records (waiting up to ``batching_window`` for more); whether the shard ended."""
         options = self.options
         deadline = time.monotonic() + options.batching_window
@@ -302,18 +304,30 @@ class Consumer:
             if not page.get("Records"):  # wait a little for the window to fill
                 time.sleep(min(remaining, 0.05))
 
-    def _step(self, shard: _Shard) -> int:
-        checkpoint = self._checkpoint(shard)
+    def _step(self, shard: Shard) -> int:
+        checkpoint = self.checkpoint_of(shard)
         records, ended = self._read(shard, checkpoint)
+        return self.handle(shard, [lambda_record(r, self.stream_arn) for r in records], ended, checkpoint)
+
+    def handle(
+        self, shard: Shard, records: list[dict], ended: bool = False, checkpoint: Checkpoint | None = None
+    ) -> int:
+        """Deliver the shard's next records (Lambda-shaped, in order; those before ``starting_timestamp`` and
+        those the filters reject are passed over), then move its checkpoint past them (``ended``: the shard
+        was read to its end). In-process triggers hand over records they did not read through ``streams``."""
+        if checkpoint is None:
+            checkpoint = self.checkpoint_of(shard)
         if records:
             wanted = [
-                lambda_record(r, self.stream_arn)
+                r
                 for r in records
-                if checkpoint.since is None
-                or checkpoint.sequence is not None
-                or created_at(r) >= checkpoint.since
+                if (
+                    checkpoint.since is None
+                    or checkpoint.sequence is not None
+                    or created_at(r) >= checkpoint.since
+                )
+                and matches(r, self.options.compiled_filters)
             ]
-            wanted = [r for r in wanted if matches(r, self.options.compiled_filters)]
             if wanted:
                 self._deliver(shard, wanted)
             checkpoint = Checkpoint(sequence_number(records[-1]), checkpoint.since)
@@ -327,7 +341,7 @@ class Consumer:
 
     # -- delivering ------------------------------------------------------------------------------------------
 
-    def _deliver(self, shard: _Shard, records: list[dict]) -> None:
+    def _deliver(self, shard: Shard, records: list[dict]) -> None:
         """Hand the records over in order, bisecting and retrying failures, until each is handled or sent to
         the on-failure destination."""
         pending: list[tuple[list[dict], int]] = [(records, 0)]  # (batch, retries used), front first
@@ -368,7 +382,7 @@ class Consumer:
                 return "batchItemFailures", index
         return None, len(batch)
 
-    def _give_up(self, shard: _Shard, records: list[dict], error: str, attempts: int) -> None:
+    def _give_up(self, shard: Shard, records: list[dict], error: str, attempts: int) -> None:
         with self._lock:
             self.failed += len(records)
         entry = failure_entry(
@@ -423,4 +437,4 @@ def iter_records(consumer: Consumer, stop: threading.Event | None = None) -> Ite
             consumer.wake.clear()
 
 
-__all__ = ["STARTING_POSITIONS", "Consumer", "Options", "iter_records", "stream_arn"]
+__all__ = ["STARTING_POSITIONS", "Consumer", "Options", "Shard", "iter_records", "stream_arn"]
