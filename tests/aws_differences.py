@@ -42,7 +42,8 @@ DIFFERENCES: tuple[Difference, ...] = (
         code="ValidationException",
         local=re.compile(re.escape("Member must have length less than or equal to 8192")),
         aws=re.compile(
-            _VALIDATION_PREFIX + r"Value '.*' at '[\w.]*statement' failed to satisfy constraint: Member must have "
+            _VALIDATION_PREFIX
+            + r"Value '.*' at '[\w.]*statement' failed to satisfy constraint: Member must have "
             r"length less than or equal to 8192",
             re.S,
         ),
