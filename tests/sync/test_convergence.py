@@ -38,7 +38,7 @@ from .chaos import (
 CLOUDS = [name for name in ("server", "dynamodb-local") if name in selected_backends()]
 DEVICES = 3
 #: schedules per cloud in the default run (~0.2 s each on dynabase serve, ~0.5 s on DynamoDB Local)
-DEFAULT_SCHEDULES = {"server": 120, "dynamodb-local": 60}
+DEFAULT_SCHEDULES = {"server": 160, "dynamodb-local": 60}
 
 
 @pytest.fixture(scope="module", params=CLOUDS)
