@@ -232,10 +232,14 @@ def test_a_sync_process_killed_at_random_moments_loses_nothing(make_world: Any, 
     for n in range(80):
         world.entity_write("dev-1", "Up", "create", {"id": f"k{n}", "n": n})
         world.entity_write(CLOUD, "Down", "create", {"id": f"k{n}", "deviceId": "dev-1", "n": n})
-    codes = []
-    while codes.count(None) < 3 and len(codes) < 8:  # SIGKILLed runs (None), while it works
-        codes.append(world.sync_subprocess("dev-1", rng.uniform(0.3, 1.5), schema_file))
-        world.entity_write("dev-1", "Up", "update", {"id": f"k{len(codes)}", "n": -len(codes)})
+    started = time.monotonic()  # one whole run first: how long a run with work to do takes on this machine
+    codes = [world.sync_subprocess("dev-1", None, schema_file)]
+    whole = time.monotonic() - started
+    while codes.count(None) < 3 and len(codes) < 16:  # SIGKILLed runs (None) at random moments of a run
+        for n in range(40):  # work for the next run, so that it is still busy when the kill comes
+            world.entity_write("dev-1", "Up", "update", {"id": f"k{n}", "n": -len(codes) - n})
+            world.entity_write(CLOUD, "Down", "update", {"id": f"k{n}", "deviceId": "dev-1", "n": len(codes)})
+        codes.append(world.sync_subprocess("dev-1", rng.uniform(0.05, 0.9) * whole, schema_file))
     assert None in codes, f"no run was killed before it finished: {codes}"
     converged(world)
 
