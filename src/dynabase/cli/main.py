@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import StorageError
-from . import demo, schema_tools, serve, streams, sync, transfer, ui
+from . import completion, demo, schema_tools, serve, streams, sync, transfer, ui
 
 #: the modules that register sub-commands, in the order ``dynabase --help`` lists them
-COMMANDS: tuple[Any, ...] = (demo, serve, ui, sync, transfer, streams, schema_tools)
+COMMANDS: tuple[Any, ...] = (demo, serve, ui, sync, transfer, streams, schema_tools, completion)
 
 #: the exit status when the reader of our output went away (``dynabase validate --json f | head``): 128 +
 #: SIGPIPE, what a shell reports for ``cat`` or ``yes`` in the same place, so a ``set -o pipefail`` script
