@@ -1,0 +1,96 @@
+"""Every ```python block of the documentation (``docs/**/*.md`` and ``README.md``) runs.
+
+The blocks of one page run in order in one namespace, in a temporary directory, inside ``mock_dynamodb()``
+(a boto3 client a page makes is answered by the embedded engine in process) and with every connection to
+anything but loopback refused: no network. A block that is a fragment (it needs your code, or runs until
+interrupted) is preceded by the line ``<!-- not-run -->``; keep them few.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NOT_RUN = "<!-- not-run -->"
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,})(?P<info>[^`\n]*)$")
+
+
+def pages() -> list[Path]:
+    return [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if "hooks" not in p.parts)]
+
+
+def python_blocks(text: str) -> list[tuple[int, str, bool]]:
+    """The ```python blocks of a page: (first line number, code, whether it runs)."""
+    blocks = []
+    lines = text.splitlines()
+    i = 0
+    previous = ""
+    while i < len(lines):
+        match = _FENCE.match(lines[i])
+        if not match:
+            if lines[i].strip():
+                previous = lines[i].strip()
+            i += 1
+            continue
+        indent, fence, info = match["indent"], match["fence"], match["info"].strip()
+        body = []
+        i += 1
+        while i < len(lines) and not (lines[i].strip() == fence and lines[i].startswith(indent)):
+            body.append(lines[i][len(indent) :] if lines[i].startswith(indent) else lines[i].lstrip())
+            i += 1
+        start = i - len(body)
+        if info.split(" ")[0] == "python":
+            blocks.append((start + 1, "\n".join(body) + "\n", previous != NOT_RUN))
+        previous = fence
+        i += 1
+    return blocks
+
+
+def _page_id(page: Path) -> str:
+    return str(page.relative_to(ROOT))
+
+
+def test_the_collector_finds_blocks_and_their_marks() -> None:
+    text = "para\n\n```python\nx = 1\n```\n\n<!-- not-run -->\n```python\nrun_forever()\n```\n\n```bash\nls\n```\n"
+    assert python_blocks(text) == [(4, "x = 1\n", True), (9, "run_forever()\n", False)]
+
+
+def test_fragments_are_few() -> None:
+    marked = [(p, line) for p in pages() for line, _, runs in python_blocks(p.read_text()) if not runs]
+    total = sum(len(python_blocks(p.read_text())) for p in pages())
+    assert len(marked) * 4 <= total, f"{len(marked)} of {total} blocks are marked not-run: {marked}"
+
+
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    connect = socket.socket.connect
+
+    def guarded(self: socket.socket, address: Any) -> Any:
+        host = address[0] if isinstance(address, tuple) else address
+        if self.family in (socket.AF_INET, socket.AF_INET6) and host not in ("127.0.0.1", "::1", "localhost"):
+            raise OSError(f"the documentation's samples may not reach the network ({address!r})")
+        return connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+
+
+@pytest.mark.parametrize("page", [p for p in pages() if python_blocks(p.read_text())], ids=_page_id)
+def test_the_python_samples_of_a_page_run(
+    page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dynabase import mock_dynamodb
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB"):
+        monkeypatch.delenv(name, raising=False)
+    _loopback_only(monkeypatch)
+    namespace: dict[str, Any] = {"__name__": "__docs__"}
+    with mock_dynamodb():
+        for line, code, runs in python_blocks(page.read_text()):
+            if runs:
+                exec(compile(code, f"{_page_id(page)}:{line}", "exec"), namespace)
