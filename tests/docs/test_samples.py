@@ -8,6 +8,7 @@ interrupted) is preceded by the line ``<!-- not-run -->``; keep them few.
 
 from __future__ import annotations
 
+import linecache
 import re
 import socket
 from pathlib import Path
@@ -93,4 +94,6 @@ def test_the_python_samples_of_a_page_run(
     with mock_dynamodb():
         for line, code, runs in python_blocks(page.read_text()):
             if runs:
-                exec(compile(code, f"{_page_id(page)}:{line}", "exec"), namespace)
+                where = f"{_page_id(page)}:{line}"
+                linecache.cache[where] = (len(code), None, code.splitlines(True), where)  # tracebacks show it
+                exec(compile(code, where, "exec"), namespace)
