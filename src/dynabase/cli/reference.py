@@ -8,7 +8,7 @@ import argparse
 from .introspect import Command, tree
 
 #: usage lines are wrapped at this width, whatever the terminal
-WIDTH = 100
+WIDTH = 80
 
 
 def _prose(text: str) -> str:
