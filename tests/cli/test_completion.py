@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 
@@ -72,3 +73,21 @@ def test_the_command_prints_the_script(capsys: pytest.CaptureFixture[str]) -> No
     assert capsys.readouterr().out == script("bash")
     with pytest.raises(SystemExit):
         main(["completion", "tcsh"])
+
+
+def test_fish_completes_commands_and_options() -> None:
+    fish = shutil.which("fish")
+    if fish is None:
+        pytest.skip("fish is not installed")
+    program = (
+        'source (dynabase_script | psub); complete -C "dynabase se"; complete -C "dynabase streams tail --fo"'
+    )
+    program = program.replace("(dynabase_script | psub)", "$argv[1]")
+    with tempfile.NamedTemporaryFile("w", suffix=".fish") as f:
+        f.write(script("fish"))
+        f.flush()
+        out = subprocess.run(
+            [fish, "-c", program, f.name], capture_output=True, text=True, check=True, timeout=30
+        )
+    offered = [line.split("\t")[0] for line in out.stdout.splitlines()]
+    assert offered == ["serve", "--follow", "--format"]
