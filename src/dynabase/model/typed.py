@@ -49,6 +49,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 if sys.version_info >= (3, 11):
     from typing import dataclass_transform
+elif TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
 else:  # pragma: no cover - Python 3.10: the decorator is only a marker for type checkers
 
     def dataclass_transform(**_: Any) -> Callable[[Any], Any]:
@@ -140,9 +142,10 @@ def entity(
 
 
 class Page(list[E]):
-    """A list of entities with the cursors of :class:`dynabase.model.Page` (``next``, ``prev``, ``count``)."""
+    """A list of entities with the cursors of :class:`dynabase.model.Page`: ``next`` (pass it as ``next=`` to
+    continue) and ``prev`` (as ``prev=``, the page before)."""
 
-    __slots__ = ("next", "prev", "count")
+    __slots__ = ("next", "prev")
 
     def __init__(
         self,
@@ -150,12 +153,10 @@ class Page(list[E]):
         *,
         next: dict[str, Any] | None = None,  # noqa: A002
         prev: dict[str, Any] | None = None,
-        count: int | None = None,
     ) -> None:
         super().__init__(items)
         self.next = next
         self.prev = prev
-        self.count = count
 
 
 class FindParams(TypedDict, total=False):
@@ -370,7 +371,7 @@ class ModelBase(Generic[E]):
 
     def _page(self, page: Any) -> Page[E]:
         read = self._read
-        return Page([read(item) for item in page], next=page.next, prev=page.prev, count=page.count)
+        return Page([read(item) for item in page], next=page.next, prev=page.prev)
 
     def _params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         unknown = set(params) - _FIND_PARAMS
