@@ -40,6 +40,32 @@ _PY_TYPES = {
     "array": "list[Any]",
 }
 _VAR = re.compile(r"\$\{(.*?)\}")
+#: names the generated module defines or imports itself: a model or nested class named so gets a trailing "_"
+_RESERVED = frozenset(
+    [
+        "Any",
+        "Decimal",
+        "FindParams",
+        "Literal",
+        "Mapping",
+        "ModelBase",
+        "Models",
+        "NotRequired",
+        "Page",
+        "Required",
+        "TYPE_CHECKING",
+        "Table",
+        "TypedDict",
+        "Unpack",
+        "connect",
+        "datetime",
+        "entity",
+        "field",
+        "overload",
+    ]
+)
+#: what a model's class name is followed by in the names of its argument shapes and its accessor
+_SUFFIXES = ("", "New", "Key", "Changes", "Model", "Query")
 #: OneTable field properties -> the keyword of ``field(...)``
 _FIELD_KEYWORDS = {schema: py for py, schema in _FIELD_PROPS.items() if py != "type"}
 
@@ -86,14 +112,24 @@ class _Writer:
         self.numbers = numbers
         self.blocks: list[str] = []
         self.names: list[str] = []
+        self.taken: set[str] = set(_RESERVED)
+        self.nested: dict[int, str] = {}  # id(FieldSpec) -> its class, made once
         self.stamps = {spec.params.created_field, spec.params.updated_field}
+
+    def claim(self, name: str, suffixes: tuple[str, ...] = ("",)) -> str:
+        """``name`` (with a trailing "_" as often as needed) such that ``name + suffix`` is free for each suffix."""
+        while any(name + suffix in self.taken for suffix in suffixes):
+            name += "_"
+        self.taken.update(name + suffix for suffix in suffixes)
+        return name
 
     # -- types --------------------------------------------------------------------------------------------
 
     def annotation(self, f: FieldSpec, owner: str, write: bool = False) -> str:
         if f.fields is not None:
-            name = f"{owner}{_class_name(f.name)}"
-            if name not in self.names:
+            name = self.nested.get(id(f))
+            if name is None:
+                name = self.nested[id(f)] = self.claim(f"{owner}{_class_name(f.name)}")
                 self.names.append(name)
                 self.entity_class(name, None, f.fields, set())
             return f"list[{name}]" if f.is_array else name
@@ -206,7 +242,8 @@ class _Writer:
     def model(self, model_name: str, model_def: Any) -> str:
         spec = self.spec
         model = build_model(model_name, field_defs(model_def), spec.indexes, spec.params)
-        name = _class_name(model_name)
+        suffixes = _SUFFIXES + tuple(f"Query{_class_name(i.name)}" for i in spec.indexes.values())
+        name = self.claim(_class_name(model_name), suffixes)
         fields = model.block.fields
         declared = {n for n, raw in field_defs(model_def).items() if _explicit(raw)}
         implicit = {n for n in (spec.params.type_field, *self.stamps) if n in fields and n not in declared}
