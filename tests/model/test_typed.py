@@ -237,6 +237,19 @@ def test_number_modes_convert_reads(tmp_path: Path) -> None:
     assert as_decimal.UserModel(table).get(**part).age == Decimal("41.5")
     with pytest.raises(ValidationError, match="41.5"):  # never a silently truncated number
         as_int.UserModel(table).get(**part)
+    table.client.put_item(
+        TableName=table.name,
+        Item={
+            "pk": {"S": "account#a"},
+            "sk": {"S": "user#map@x.io"},
+            "_type": {"S": "User"},
+            "accountId": {"S": "a"},
+            "email": {"S": "map@x.io"},
+            "address": {"S": "not a map"},
+        },
+    )
+    with pytest.raises(ValidationError, match='"User".*not a map'):
+        _generate(SCHEMA, tmp_path, "nested_check").UserModel(table).get(accountId="a", email="map@x.io")
     auto = _generate(SCHEMA, tmp_path, "auto_numbers").UserModel(table)
     made = auto.create(accountId="a", email="f@x.io", age=2.5)  # create echoes a float: read as Decimal
     assert made.age == Decimal("2.5") and type(auto.get(**whole).age) is int
@@ -269,6 +282,18 @@ def test_mangled_names_and_missing_required_fields(tmp_path: Path) -> None:
     assert things.update(id="t1", from_=None).from_ is None
     table.model("Thing").update({"id": "t1"}, remove=["label"])  # another program drops a required field
     with pytest.raises(ValidationError, match='no "label"'):
+        things.get(id="t1")
+    raw = table.client
+    key = {"pk": {"S": "thing#t1"}, "sk": {"S": "thing#"}}
+    raw.update_item(
+        TableName=table.name,
+        Key=key,
+        UpdateExpression="SET label = :l, created = :c",
+        ExpressionAttributeValues={":l": {"S": "a"}, ":c": {"S": "not a date"}},
+    )
+    with pytest.raises(
+        ValidationError, match='"Thing".*not a date'
+    ):  # never a str where a datetime is claimed
         things.get(id="t1")
 
 

@@ -206,7 +206,18 @@ def _to_number(value: Any) -> Any:
     return value
 
 
-_SCALARS: dict[Any, Callable[[Any], Any]] = {int: _to_int, float: _to_float, Decimal: _to_decimal}
+def _to_datetime(value: Any) -> Any:
+    if value is None or isinstance(value, datetime):
+        return value
+    raise ValidationError(f"Invalid value {value!r} for a date field: not a date the layer could read")
+
+
+_SCALARS: dict[Any, Callable[[Any], Any]] = {
+    int: _to_int,
+    float: _to_float,
+    Decimal: _to_decimal,
+    datetime: _to_datetime,
+}
 
 
 class _Plan:
@@ -228,7 +239,12 @@ class _Plan:
         self.write = self._compile_write()
 
     def _compile_read(self) -> Callable[[Mapping[str, Any]], Any]:
-        env: dict[str, Any] = {"cls": self.cls, "_missing": _missing_field}
+        env: dict[str, Any] = {
+            "cls": self.cls,
+            "_missing": _missing_field,
+            "_bad": _bad_value,
+            "ValidationError": ValidationError,
+        }
         args = []
         for i, (py, schema, annotation, required, _) in enumerate(self.fields):
             conv = _reader(annotation)
@@ -243,6 +259,8 @@ class _Plan:
             f"        return cls({', '.join(args)})\n"
             "    except KeyError as e:\n"
             "        raise _missing(cls, e.args[0], d) from None\n"
+            "    except ValidationError as e:\n"
+            "        raise _bad(cls, e, d) from None\n"
         )
         exec(source, env)  # noqa: S102 - compiled once per class, from its own field names
         return typing.cast(Callable[[Mapping[str, Any]], Any], env["read"])
@@ -280,6 +298,23 @@ def _missing_field(cls: type, name: str, item: Mapping[str, Any]) -> ValidationE
     )
 
 
+def _bad_value(cls: type, error: ValidationError, item: Mapping[str, Any]) -> ValidationError:
+    return ValidationError(f'Item of "{cls.__name__}": {error.message}', properties=dict(item))
+
+
+def _nested(cls: type) -> Callable[[Any], Any]:
+    read = plan(cls).read
+
+    def nested(value: Any) -> Any:
+        if value is None:
+            return None
+        if not isinstance(value, Mapping):
+            raise ValidationError(f"Invalid value {value!r} for a {cls.__name__}: not a map")
+        return read(value)
+
+    return nested
+
+
 def _strip_optional(annotation: Any) -> Any:
     if _is_union(annotation):
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
@@ -300,8 +335,7 @@ def _reader(annotation: Any) -> Callable[[Any], Any] | None:
     if _is_union(annotation) and set(typing.get_args(annotation)) - {type(None)} == {int, Decimal}:
         return _to_number
     if dataclasses.is_dataclass(annotation):
-        read = plan(typing.cast(type, annotation)).read
-        return lambda value: None if value is None else read(value)
+        return _nested(typing.cast(type, annotation))
     if typing.get_origin(annotation) is list:
         (item,) = typing.get_args(annotation) or (Any,)
         conv = _reader(item)
