@@ -157,7 +157,8 @@ def bench_decoder(seconds: float) -> dict[str, Any]:
     }
 
 
-def bench_model(seconds: float) -> dict[str, Any]:
+def seeded_table() -> tuple[Any, Table, Any]:
+    """An in-memory table with 1,000 readings of device "big" and 25 of "small": client, table, model."""
     client = dynabase.connect(":memory:")
     table = Table("bench", client, SCHEMA)
     table.create_table()
@@ -168,6 +169,11 @@ def bench_model(seconds: float) -> dict[str, Any]:
     for seq in range(25):
         model.create(reading("small", seq), batch=batch)
     table.batch_write(batch)
+    return client, table, model
+
+
+def bench_model(seconds: float) -> dict[str, Any]:
+    client, table, model = seeded_table()
     out: dict[str, Any] = {}
     from boto3.dynamodb.types import TypeDeserializer
 
@@ -228,16 +234,7 @@ def bench_typed(seconds: float) -> dict[str, Any]:
 
     from dynabase.model.typegen import typegen
 
-    client = dynabase.connect(":memory:")
-    table = Table("bench", client, SCHEMA)
-    table.create_table()
-    model = table.model("Reading")
-    batch: dict[str, Any] = {}
-    for seq in range(1000):
-        model.create(reading("big", seq), batch=batch)
-    for seq in range(25):
-        model.create(reading("small", seq), batch=batch)
-    table.batch_write(batch)
+    client, table, model = seeded_table()
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "bench_models.py")
         with open(path, "w") as handle:
