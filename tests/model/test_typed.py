@@ -166,6 +166,7 @@ def test_generated_models_for_every_field_type(tmp_path: Path) -> None:
     assert _required(models.UserQueryLs1) == {"accountId"}
     assert _text(models.UserQueryLs1.__annotations__["age"]) == "int | float | Decimal"  # a prefix of ls1sk
     assert _text(models.UserQueryLs1.__annotations__["ls1sk"]) == "str | Mapping[str, Any]"
+    assert not hasattr(models, "AccountQueryLs1")  # Account has no ls1sk: its items are not in ls1
     assert _required(models.AccountQueryGs1) == {"name"} and _required(models.UserNew) == {
         "accountId",
         "email",

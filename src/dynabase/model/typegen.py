@@ -281,16 +281,16 @@ class _Writer:
         self, name: str, fields: dict[str, FieldSpec], writable: list[FieldSpec], index: IndexSpec
     ) -> tuple[str, str] | None:
         hashes = self.key_fields(fields, index.hashes)
-        if not hashes:
-            return None
+        by_att = {f.att: f for f in fields.values()}
+        if not hashes or any(att not in by_att for att in index.sorts):
+            return None  # the model's items are not in this index (it lacks a key attribute)
         entries = [(f, self.annotation(f, name, write=True), True) for f in hashes]
         # a plain sort attribute takes a value or an operator ({">": v}, {"between": [a, b]}...); a templated
         # one takes its variables (a prefix: begins_with) or, under its own name, an operator on the text
-        by_att = {f.att: f for f in fields.values()}
         sorts: list[FieldSpec] = []
         for att in index.sorts:
-            f = by_att.get(att)
-            if f is None or f in hashes or f in sorts:
+            f = by_att[att]
+            if f in hashes or f in sorts:
                 continue
             if isinstance(f.value, str):
                 for var in self.key_fields(fields, (att,)) or []:
