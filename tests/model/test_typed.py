@@ -6,6 +6,7 @@ import copy
 import dataclasses
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -265,16 +266,12 @@ def test_mangled_names_and_missing_required_fields(tmp_path: Path) -> None:
         "from": {"type": "string"},
         "x-ray": {"type": "boolean"},
         "label": {"type": "string", "required": True},
+        "code": {"type": "string", "validate": re.compile("^[a-z]+$", re.IGNORECASE)},
     }
     models = _generate(schema, tmp_path, "mangled")
-    assert {f.name for f in dataclasses.fields(models.Thing)} == {
-        "id",
-        "from_",
-        "x_ray",
-        "label",
-        "created",
-        "updated",
-    }
+    fields = {f.name: f for f in dataclasses.fields(models.Thing)}
+    assert set(fields) == {"id", "from_", "x_ray", "label", "code", "created", "updated"}
+    assert fields["code"].metadata["dynabase"] == {"validate": "/^[a-z]+$/i"}  # a compiled pattern, as text
     table = _table(schema)
     things = models.ThingModel(table)
     made = things.create(id="t1", from_="here", x_ray=True, label="a")

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .blocks import build_model, field_defs
-from .spec import MISSING, FieldSpec, IndexSpec, SchemaSpec, load
+from .spec import MISSING, FieldSpec, IndexSpec, SchemaSpec, load, validate_source
 from .typed import _FIELD_PROPS, py_name
 
 NUMBER_MODES = ("auto", "int", "float", "decimal")
@@ -175,6 +175,8 @@ class _Writer:
                 continue
             annotation = self.annotation(f, name)
             props = {_FIELD_KEYWORDS[k]: v for k, v in explicit.items() if k in _FIELD_KEYWORDS}
+            if "validate" in props:  # a compiled pattern in a dict schema: its "/source/flags" text
+                props["validate"] = validate_source(props["validate"])
             if py_name(fname) != fname:
                 props["name"] = fname
             if f.type == "set":
