@@ -6,8 +6,10 @@
 2. ``Model.get`` / ``Model.find`` (25 items, and a 1,000-item page) / ``Model.create`` / ``Model.update``
    against the raw client call each one makes (the very request, captured with ``execute=False``), on the
    embedded engine in memory.  Goal: the entity layer adds <= 30% over the raw call.
+3. The typed accessors (``dynabase typegen``'s models, ``dynabase.model.typed``) against the dict API calls
+   they make: the cost of entity classes (``--typed`` runs only this part).
 
-    python bench/entity_bench.py [--quick] [--json FILE] [--profile OP]
+    python bench/entity_bench.py [--quick] [--json FILE] [--profile OP] [--typed]
 """
 
 from __future__ import annotations
@@ -155,7 +157,8 @@ def bench_decoder(seconds: float) -> dict[str, Any]:
     }
 
 
-def bench_model(seconds: float) -> dict[str, Any]:
+def seeded_table() -> tuple[Any, Table, Any]:
+    """An in-memory table with 1,000 readings of device "big" and 25 of "small": client, table, model."""
     client = dynabase.connect(":memory:")
     table = Table("bench", client, SCHEMA)
     table.create_table()
@@ -166,6 +169,11 @@ def bench_model(seconds: float) -> dict[str, Any]:
     for seq in range(25):
         model.create(reading("small", seq), batch=batch)
     table.batch_write(batch)
+    return client, table, model
+
+
+def bench_model(seconds: float) -> dict[str, Any]:
+    client, table, model = seeded_table()
     out: dict[str, Any] = {}
     from boto3.dynamodb.types import TypeDeserializer
 
@@ -220,6 +228,58 @@ def bench_model(seconds: float) -> dict[str, Any]:
     return out
 
 
+def bench_typed(seconds: float) -> dict[str, Any]:
+    import importlib.util
+    import tempfile
+
+    from dynabase.model.typegen import typegen
+
+    client, table, model = seeded_table()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "bench_models.py")
+        with open(path, "w") as handle:
+            handle.write(typegen(SCHEMA))
+        spec = importlib.util.spec_from_file_location("bench_models", path)
+        assert spec and spec.loader
+        models = importlib.util.module_from_spec(spec)
+        sys.modules["bench_models"] = models
+        spec.loader.exec_module(models)
+    typed = models.ReadingModel(table)
+    out: dict[str, Any] = {}
+
+    def pair(name: str, typed_call: Callable[[], Any], dict_call: Callable[[], Any]) -> None:
+        t_dict, t_typed = compare([dict_call, typed_call], seconds)
+        out[name] = {
+            "dict_us": t_dict * 1e6,
+            "typed_us": t_typed * 1e6,
+            "overhead_pct": (t_typed / t_dict - 1) * 100,
+        }
+
+    assert typed.get(deviceId="small", seq=7).seq == 7
+    pair(
+        "get", lambda: typed.get(deviceId="small", seq=7), lambda: model.get({"deviceId": "small", "seq": 7})
+    )
+    pair("find_25", lambda: typed.find({"deviceId": "small"}), lambda: model.find({"deviceId": "small"}))
+    pair("find_1000", lambda: typed.find({"deviceId": "big"}), lambda: model.find({"deviceId": "big"}))
+    typed_counter, dict_counter = iter(range(10**9)), iter(range(10**9))
+    pair(
+        "create",
+        lambda: typed.create(**reading("typed", next(typed_counter))),
+        lambda: model.create(reading("dict", next(dict_counter))),
+    )
+    changes = {"deviceId": "small", "seq": 3, "value": 99, "note": "changed"}
+    pair("update", lambda: typed.update(**changes), lambda: model.update(changes))
+    client.close()
+    return out
+
+
+def print_typed(rows: dict[str, Any]) -> None:
+    print("Typed accessors vs the dict API calls they make (embedded engine, :memory:)")
+    print(f"  {'operation':<12}{'dict':>12}{'typed':>12}{'overhead':>11}")
+    for name, row in rows.items():
+        print(f"  {name:<12}{row['dict_us']:>10.1f}us{row['typed_us']:>10.1f}us{row['overhead_pct']:>10.1f}%")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter repeats (~0.3 s)")
@@ -227,8 +287,12 @@ def main() -> None:
     parser.add_argument(
         "--profile", choices=["get", "find", "create", "update"], help="cProfile one operation"
     )
+    parser.add_argument("--typed", action="store_true", help="only the typed accessors vs the dict API")
     args = parser.parse_args()
     seconds = 0.3 if args.quick else 1.0
+    if args.typed:
+        print_typed(bench_typed(seconds))
+        return
 
     if args.profile:
         client = dynabase.connect(":memory:")
@@ -251,7 +315,11 @@ def main() -> None:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
         return
 
-    results = {"decoder": bench_decoder(seconds), "model": bench_model(seconds)}
+    results = {
+        "decoder": bench_decoder(seconds),
+        "model": bench_model(seconds),
+        "typed": bench_typed(seconds),
+    }
     d = results["decoder"]
     print("Decoding a 1,000-item page (12 attributes each)")
     print(f"  boto3 TypeDeserializer   {d['boto3_TypeDeserializer_ms']:8.2f} ms")
@@ -269,6 +337,8 @@ def main() -> None:
         if "raw_boto3_unmarshall_us" in row:
             line += f"{row['raw_boto3_unmarshall_us']:>22.1f}us{row['vs_raw_unmarshall_pct']:>13.1f}%"
         print(line)
+    print()
+    print_typed(results["typed"])
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(results, handle, indent=2)

@@ -116,5 +116,5 @@ def client_exceptions(service: str = "dynamodb") -> Any:
 
 def to_client_error(error: DynamoDBError, operation_name: str, service: str = "dynamodb") -> Exception:
     """The ``botocore.exceptions.ClientError`` (subclass) boto3 would raise for this error."""
-    cls = client_exceptions(service).from_code(error.code)
+    cls: type[Exception] = client_exceptions(service).from_code(error.code)
     return cls(error.response(), operation_name)

@@ -89,7 +89,7 @@ def check_number(value: Decimal) -> Decimal:
         significant -= 1
     if significant > MAX_NUMBER_DIGITS:
         raise ValidationException("DynamoDB only supports precision up to 38 digits")
-    magnitude = len(digits) + exponent  # value = 0.d1d2... x 10^magnitude
+    magnitude = len(digits) + exponent  # type: ignore[operator]  # finite here: the exponent is an int
     if magnitude > 126:
         raise ValidationException(
             "Number overflow. Attempting to store a number with magnitude larger than supported range"
@@ -184,7 +184,7 @@ def set_member_text(text: str) -> str:
     return str(value.copy_abs() if value.is_zero() else value)
 
 
-def _validate_set(kind: str, inner: Any, normalize: bool) -> list:
+def _validate_set(kind: str, inner: Any, normalize: bool) -> list[Any]:
     if not isinstance(inner, (list, tuple, set, frozenset)):
         raise ValidationException(f"Invalid type for {kind}: expected a list")
     if not inner:
@@ -290,7 +290,7 @@ def number_size(text: str) -> int:
     if number.is_zero():
         return 1
     sign, digits, exponent = number.normalize(DECIMAL_CONTEXT).as_tuple()
-    length = len(digits) + (exponent % 2)
+    length = len(digits) + (exponent % 2)  # type: ignore[operator]  # finite: the exponent is an int
     return (length + 1) // 2 + 1 + sign
 
 
@@ -340,9 +340,11 @@ def encode_key(value: AttributeValue) -> bytes:
     base-10 exponent byte and the digits (complemented for negatives), so byte order is numeric order.
     """
     if "S" in value:
-        return value["S"].encode("utf-8")
+        text: str = value["S"]
+        return text.encode("utf-8")
     if "B" in value:
-        return value["B"]
+        data: bytes = value["B"]
+        return data
     return encode_number(Decimal(value["N"]))
 
 
@@ -370,10 +372,10 @@ def encode_number(number: Decimal) -> bytes:
     if number.is_zero():
         return b"\x02"
     sign, digits, exponent = number.normalize(DECIMAL_CONTEXT).as_tuple()
-    magnitude = len(digits) + exponent + 129  # 0..255 for DynamoDB's range
-    digits = bytes(0x30 + d for d in digits)
+    magnitude = len(digits) + exponent + 129  # type: ignore[operator]  # 0..255 for DynamoDB's range
+    text = bytes(0x30 + d for d in digits)
     if not sign:
-        return b"\x03" + bytes([magnitude]) + digits
+        return b"\x03" + bytes([magnitude]) + text
     complemented = bytes(0x69 - d for d in digits)  # '9' -> '0', '0' -> '9'
     return b"\x01" + bytes([255 - magnitude]) + complemented + b"\xff"
 

@@ -1,15 +1,14 @@
-"""asyncio API, typegen, scenarios, and the codec."""
+"""asyncio API, scenarios, and the codec (typegen: test_typed.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import typing
 from decimal import Decimal
 
 import pytest
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
-from dynabase.model import AsyncTable, ValidationError, typegen
+from dynabase.model import AsyncTable, ValidationError
 from dynabase.model.codec import Decoder, encode, encode_item
 from dynabase.model.scenario import run_scenario
 
@@ -51,16 +50,6 @@ def test_async_table_constructor(client, make_model_table):
             return await atable.model("Account").create({"name": "Async"})
 
     assert asyncio.run(main())["name"] == "Async"
-
-
-def test_typegen_compiles():
-    source = typegen(SCHEMA)
-    namespace: dict = {"__name__": "generated_types"}
-    exec(compile(source, "types.py", "exec", dont_inherit=True), namespace)
-    user = namespace["User"]
-    hints = typing.get_type_hints(user, globalns=namespace, include_extras=True)
-    assert "email" in hints and "address" in hints
-    assert "accountId" in user.__required_keys__ and "name" in user.__optional_keys__
 
 
 def test_scenario_runner(client):

@@ -5,6 +5,7 @@
     dynabase iac schema.json5 --table NAME [--format cloudformation|cloudformation-yaml|terraform|workbench|
                  create-table] [--billing PAY_PER_REQUEST|PROVISIONED] [--stream VIEW] [--ttl [ATTR]] ...
     dynabase import-workbench model.json --out schema.json [--table NAME]
+    dynabase typegen schema.json5 [-o models.py] [--numbers auto|int|float|decimal]
 
 SCHEMA is a .json, .json5, .yaml or .yml file, or ``-`` for standard input. Exit status: 0 done, 1 the
 schema (or model) is invalid or another error, 2 bad usage.
@@ -24,6 +25,7 @@ DOC_FORMATS = ("md", "html")
 IAC_FORMATS = ("cloudformation", "cloudformation-yaml", "terraform", "workbench", "create-table")
 BILLING_MODES = ("PAY_PER_REQUEST", "PROVISIONED")
 STREAM_VIEW_TYPES = ("NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES", "KEYS_ONLY")
+NUMBER_MODES = ("auto", "int", "float", "decimal")  # dynabase.model.typegen.NUMBER_MODES
 
 
 def _tag(text: str) -> tuple[str, str]:
@@ -123,6 +125,23 @@ def register(commands: Any) -> None:
     p.add_argument("--table", "-t", metavar="NAME", help="which table of the model (when it has several)")
     p.add_argument("--version", default="1.0.0", help="the schema's version (default %(default)s)")
     p.set_defaults(run=run_import_workbench)
+
+    p = commands.add_parser(
+        "typegen",
+        help="write typed models (entity classes and accessors) for a schema",
+        description="Generate a Python module of typed models from a schema: an entity class per model (what "
+        "reads return), TypedDicts of the arguments, and an accessor whose create/get/find/update/remove a "
+        "type checker understands. See docs/typed.md.",
+    )
+    p.add_argument("schema", metavar="SCHEMA", help="schema file or '-'")
+    p.add_argument("--out", "-o", metavar="FILE", help="write FILE (.py) instead of printing ('-' prints)")
+    p.add_argument(
+        "--numbers",
+        choices=NUMBER_MODES,
+        default="auto",
+        help="the type of number fields: auto is what reads return, int | Decimal (default: %(default)s)",
+    )
+    p.set_defaults(run=run_typegen)
 
 
 def _issues_json(path: str, issues: list) -> dict:
@@ -261,3 +280,18 @@ def run_import_workbench(args: argparse.Namespace) -> int:
         print(f"dynabase import-workbench: {exc}", file=sys.stderr)
         return EXIT_ERROR
     return _emit(text, args.out, f": {len(schema['models'])} models, {len(schema['indexes'])} indexes")
+
+
+def run_typegen(args: argparse.Namespace) -> int:
+    from ..model.errors import OneTableError
+    from ..model.typegen import typegen
+
+    schema = _load(args.schema)
+    if schema is None:
+        return EXIT_ERROR
+    try:
+        source = typegen(schema, numbers=args.numbers)
+    except OneTableError as exc:
+        print(f"{args.schema}: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    return _emit(source, None if args.out in (None, "-") else args.out)

@@ -57,12 +57,12 @@ class Prepared:
     """One operation's request: the signed bytes are made per attempt (the signature carries the time)."""
 
     operation: str
-    params: dict
+    params: dict[str, Any]
     body: bytes
     target: str
     exact: bool  # encoded by botocore's serializer: decode with its parser too
     #: botocore's per-request retry state (the retry quota it took)
-    context: dict = field(default_factory=dict)
+    context: dict[str, Any] = field(default_factory=dict)
 
 
 @cache
@@ -189,7 +189,7 @@ class Protocol:
 
     # -- requests --------------------------------------------------------------------------------------------
 
-    def prepare(self, operation: str, params: dict) -> Prepared:
+    def prepare(self, operation: str, params: dict[str, Any]) -> Prepared:
         target = f"{self.target_prefix}.{operation}"
         if operation in _HOT and _fast_check(_top_level_types(self.service, operation), params):
             try:
@@ -215,7 +215,7 @@ class Protocol:
         attempt: int,
         response: HttpResponse | None = None,
         error: Exception | None = None,
-    ) -> dict | float:
+    ) -> dict[str, Any] | float:
         """An attempt's end: the parsed response, the seconds to wait before retrying, or the error raised."""
         if response is None:
             assert error is not None
@@ -259,18 +259,19 @@ class Protocol:
 
     def _retry_delay(self, prepared: Prepared, attempt: int, response: Any, caught: Any) -> float | None:
         """botocore's verdict on an attempt: seconds to wait before the next one, or None (do not retry)."""
-        return self.retries.needs_retry(
+        delay: float | None = self.retries.needs_retry(
             response=response,
             attempts=attempt,
             operation=self.model.operation_model(prepared.operation),
             caught_exception=caught,
             request_dict={"context": prepared.context},
         )
+        return delay
 
-    def _parse(self, operation: str, response: HttpResponse, attempt: int) -> dict:
+    def _parse(self, operation: str, response: HttpResponse, attempt: int) -> dict[str, Any]:
         raw = {"status_code": response.status_code, "headers": response.headers, "body": response.content}
         operation_model = self.model.operation_model(operation)
-        parsed = _parser().parse(raw, operation_model.output_shape)
+        parsed: dict[str, Any] = _parser().parse(raw, operation_model.output_shape)
         if response.status_code >= 300:
             code = parsed.get("Error", {}).get("Code")
             shape = self.model.shape_for_error_code(code) if code else None
@@ -279,22 +280,26 @@ class Protocol:
         parsed.setdefault("ResponseMetadata", {})["RetryAttempts"] = attempt - 1
         return parsed
 
-    def _error(self, prepared: Prepared, parsed: dict) -> Exception:
+    def _error(self, prepared: Prepared, parsed: dict[str, Any]) -> Exception:
         code = parsed.get("Error", {}).get("Code", "")
         if not prepared.exact and parsed["ResponseMetadata"].get("HTTPStatusCode") == 400:
             # the cheap check let it through: botocore's full validator names a bad parameter, as boto3 would
             validate_params(self.service, prepared.operation, prepared.params)
-        return self.exceptions.from_code(code)(parsed, prepared.operation)
+        error_class: type[Exception] = self.exceptions.from_code(code)
+        return error_class(parsed, prepared.operation)
 
-    def connection_error(self, error: OSError) -> Exception:
+    def connection_error(self, error: OSError | EOFError) -> Exception:
         """A socket failure as botocore names it (its retry checkers and callers know these)."""
         from botocore.exceptions import ConnectionClosedError, EndpointConnectionError, ReadTimeoutError
 
+        failure: Exception
         if isinstance(error, TimeoutError):
-            return ReadTimeoutError(endpoint_url=self.url, error=error)
-        if isinstance(error, (ConnectionResetError, BrokenPipeError, ConnectionAbortedError, EOFError)):
-            return ConnectionClosedError(endpoint_url=self.url, error=error)
-        return EndpointConnectionError(endpoint_url=self.url, error=error)
+            failure = ReadTimeoutError(endpoint_url=self.url, error=error)
+        elif isinstance(error, (ConnectionResetError, BrokenPipeError, ConnectionAbortedError, EOFError)):
+            failure = ConnectionClosedError(endpoint_url=self.url, error=error)
+        else:
+            failure = EndpointConnectionError(endpoint_url=self.url, error=error)
+        return failure
 
 
 class LeanBase(BotoConveniences):
@@ -344,7 +349,7 @@ class LeanBase(BotoConveniences):
         return call
 
 
-def _metadata(response: HttpResponse, attempt: int) -> dict:
+def _metadata(response: HttpResponse, attempt: int) -> dict[str, Any]:
     headers = response.headers
     return {
         "RequestId": headers.get("x-amzn-requestid", ""),

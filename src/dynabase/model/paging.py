@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 
-class Page(list):
+class Page(list[Any]):
     """A list of items with ``next`` / ``prev`` cursors and, for ``count=True``, ``count``."""
 
     __slots__ = ("next", "prev", "count", "capacity")
@@ -22,7 +22,7 @@ class Page(list):
         super().__init__(items)
         self.next = next
         self.prev = prev
-        self.count = count
+        self.count = count  # type: ignore[assignment,method-assign]  # OneTable's name; shadows list.count
         self.capacity = None
 
     def __repr__(self) -> str:
