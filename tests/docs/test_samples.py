@@ -11,6 +11,8 @@ from __future__ import annotations
 import linecache
 import re
 import socket
+import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +92,10 @@ def test_the_python_samples_of_a_page_run(
     for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB"):
         monkeypatch.delenv(name, raising=False)
     _loopback_only(monkeypatch)
-    namespace: dict[str, Any] = {"__name__": "__docs__"}
+    module = types.ModuleType("__docs__")  # a registered module: dataclasses and pickling look it up
+    monkeypatch.setitem(sys.modules, "__docs__", module)
+    monkeypatch.syspath_prepend(str(tmp_path))  # a page may write a module (e.g. typegen's) and import it
+    namespace: dict[str, Any] = module.__dict__
     with mock_dynamodb():
         for line, code, runs in python_blocks(page.read_text()):
             if runs:
