@@ -22,8 +22,10 @@ from urllib.parse import urlsplit
 
 from botocore.awsrequest import AWSResponse
 
+from ..server import jsonio
 from ..server.app import DynamoDBApp
 from ..server.shapes import Models
+from . import fastpath
 from .hook import ANSWERED_URL, activate, deactivate, install, patch_client, register
 from .state import DEFAULT_ACCOUNT, Databases, account_of, default_region
 
@@ -104,10 +106,13 @@ class _Activation:
         boto3 = sys.modules.get("boto3")
         if boto3 is not None and boto3.DEFAULT_SESSION is not None:  # made before the hook was installed?
             register(boto3.DEFAULT_SESSION._session.get_component("event_emitter"))
+        jsonio.upgrade()  # the handler's JSON round trip on orjson, as `dynabase serve` has it
+        fastpath.engage()
         activate(self)
 
     def exit(self) -> None:
         deactivate(self)
+        fastpath.release()
         for name, value in self._saved_env.items():
             if value is None:
                 os.environ.pop(name, None)

@@ -1,0 +1,146 @@
+"""botocore's repeated pure work, shared across sessions and clients while a mock is active.
+
+A test suite makes hundreds of sessions and clients; each one re-reads and re-parses the same service model,
+endpoints and rule-set JSON files, rebuilds the same endpoint rule set, and re-derives the same event-name
+aliases. Those are pure functions of immutable inputs, so while a mock is active (:func:`engage`, counted, one
+per activation) they are computed once per process:
+
+- ``Loader.load_service_model`` / ``Loader.load_data_with_path``: one result per loader class, search paths,
+  extras types and arguments (what botocore already caches per loader, i.e. per session)
+- ``EndpointProvider``: one per rule-set and partitions document (the same objects, given the loader cache),
+  with its resolution cache
+- ``ServiceModel``: one per service JSON document (botocore makes one per client; it is read-only)
+- the event-name alias cache of a client's event emitter: shared with the emitter it was copied from, and the
+  emitter's copy itself done without ``copy.copy``'s generic dispatch (same structure, same handlers)
+
+Nothing above changes what botocore computes: validation, signing, retries, parsing and every event handler run
+as before. When the last mock stops (:func:`release`) botocore's own functions are back: a session made then
+reads the files again. What was loaded is kept for the next activation (the files are botocore's own and the
+user's model paths, which a test run does not rewrite).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import botocore.client
+import botocore.hooks
+import botocore.loaders
+import botocore.regions
+from botocore.model import ServiceModel
+
+_lock = threading.Lock()
+_engaged = 0
+_originals: dict[tuple[Any, str], Any] = {}
+#: (loader class, search paths, extras types, method, arguments) -> loaded data
+_loaded: dict[tuple, Any] = {}
+#: (id(rule set), id(partitions)) -> (rule set, partitions, provider): the documents are held so ids stay valid
+_providers: dict[tuple[int, int], tuple[Any, Any, Any]] = {}
+#: (id(service JSON), service name) -> (service JSON, ServiceModel)
+_models: dict[tuple[int, str], tuple[Any, Any]] = {}
+
+
+def _cached_loader_method(name: str) -> Any:
+    original = getattr(botocore.loaders.Loader, name)
+
+    def cached(self: Any, *args: Any, **kwargs: Any) -> Any:
+        key = (
+            type(self),
+            tuple(self.search_paths),
+            tuple(self.extras_types),
+            name,
+            args,
+            tuple(sorted(kwargs.items())),
+        )
+        try:
+            return _loaded[key]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable argument: not ours to cache
+            return original(self, *args, **kwargs)
+        data = original(self, *args, **kwargs)
+        _loaded[key] = data
+        return data
+
+    cached.__wrapped__ = original  # type: ignore[attr-defined]
+    return cached
+
+
+def _shared_provider(ruleset_data: Any, partition_data: Any) -> Any:
+    key = (id(ruleset_data), id(partition_data))
+    entry = _providers.get(key)
+    if entry is None or entry[0] is not ruleset_data or entry[1] is not partition_data:
+        provider = _ORIGINAL_PROVIDER(ruleset_data=ruleset_data, partition_data=partition_data)
+        entry = _providers[key] = (ruleset_data, partition_data, provider)
+    return entry[2]
+
+
+def _emitter_copy(self: Any) -> Any:
+    copied = _ORIGINAL_EMITTER_COPY(self)
+    if copied._event_aliases == self._event_aliases:
+        copied._alias_name_cache = self._alias_name_cache  # the same aliases give the same names
+    return copied
+
+
+def _service_model(self: Any, service_name: str, api_version: Any = None) -> Any:
+    json_model = self._loader.load_service_model(service_name, "service-2", api_version=api_version)
+    key = (id(json_model), service_name)
+    entry = _models.get(key)
+    if entry is None or entry[0] is not json_model:
+        entry = _models[key] = (json_model, ServiceModel(json_model, service_name=service_name))
+    return entry[1]
+
+
+def _copy_trie_node(self: Any, node: dict) -> dict:
+    """botocore's ``_PrefixTrie._recursive_copy`` without ``copy.copy``'s dispatch: the same new dicts and
+    handler lists, the same handlers in them."""
+    copied = {}
+    for key, value in node.items():
+        if isinstance(value, _NodeList):
+            copied[key] = _NodeList(value.first.copy(), value.middle.copy(), value.last.copy())
+        elif isinstance(value, dict):
+            copied[key] = _copy_trie_node(self, value)
+        else:
+            copied[key] = value
+    return copied
+
+
+_NodeList = botocore.hooks.NodeList
+_ORIGINAL_PROVIDER = botocore.regions.EndpointProvider
+_ORIGINAL_EMITTER_COPY = botocore.hooks.EventAliaser.__copy__
+_PATCHES: list[tuple[Any, str, Any]] = [
+    (botocore.loaders.Loader, "load_service_model", _cached_loader_method("load_service_model")),
+    (botocore.loaders.Loader, "load_data_with_path", _cached_loader_method("load_data_with_path")),
+    (botocore.regions, "EndpointProvider", _shared_provider),
+    (botocore.hooks.EventAliaser, "__copy__", _emitter_copy),
+    (botocore.hooks._PrefixTrie, "_recursive_copy", _copy_trie_node),
+    (botocore.client.ClientCreator, "_load_service_model", _service_model),
+]
+
+
+def engage() -> None:
+    """One more active mock: the shared caches are in place while any is."""
+    global _engaged
+    with _lock:
+        _engaged += 1
+        if _engaged == 1:
+            for owner, name, replacement in _PATCHES:
+                _originals[(owner, name)] = owner.__dict__[name]
+                setattr(owner, name, replacement)
+
+
+def release() -> None:
+    """One active mock fewer: after the last, botocore's own functions and no cached data."""
+    global _engaged
+    with _lock:
+        if _engaged == 0:
+            return
+        _engaged -= 1
+        if _engaged == 0:
+            for owner, name, _ in _PATCHES:
+                setattr(owner, name, _originals.pop((owner, name)))
+
+
+def engaged() -> bool:
+    return _engaged > 0
