@@ -1,4 +1,4 @@
-"""``mock_dynamodb()``: boto3's DynamoDB and DynamoDB Streams clients answered in process by dynabase.
+"""``mock_dynamodb()``: boto3's (and aiobotocore's) DynamoDB and DynamoDB Streams clients answered in process.
 
 The patch sits at botocore's HTTP layer (:mod:`.hook`): each DynamoDB request goes to the same request handling
 ``dynabase serve`` uses (:class:`dynabase.server.app.DynamoDBApp`), whose answer becomes the HTTP response.
@@ -55,6 +55,33 @@ class _Raw:
         return body
 
 
+class _AwaitableBytes(bytes):
+    """A response body botocore reads and aiobotocore awaits (``await http_response.content``)."""
+
+    def __await__(self) -> Any:
+        yield from ()
+        return self
+
+
+class _AwaitableStr(str):
+    def __await__(self) -> Any:
+        yield from ()
+        return self
+
+
+class _Response(AWSResponse):
+    """The HTTP response of a request answered in process, for botocore and aiobotocore alike: aiobotocore's
+    endpoint awaits ``content`` and ``text`` where botocore's reads them."""
+
+    @property
+    def content(self) -> _AwaitableBytes:
+        return _AwaitableBytes(AWSResponse.content.fget(self))  # type: ignore[attr-defined]
+
+    @property
+    def text(self) -> _AwaitableStr:
+        return _AwaitableStr(AWSResponse.text.fget(self))  # type: ignore[attr-defined]
+
+
 class _Activation:
     """One start of a mock: its databases, the app answering requests, and what it changed in the process."""
 
@@ -96,7 +123,7 @@ class _Activation:
             "Content-Length": str(len(response.body)),
         }
         out.update(response.headers or ())
-        return AWSResponse(url, response.status, out, _Raw(response.body))
+        return _Response(url, response.status, out, _Raw(response.body))
 
     def enter(self) -> None:
         if self.mock.fake_credentials and not os.environ.get("AWS_ACCESS_KEY_ID"):
@@ -286,7 +313,8 @@ class MockDynamoDB:
 
 
 def mock_dynamodb(target: Any = None, **options: Any) -> Any:
-    """DynamoDB and DynamoDB Streams in process, for boto3 and everything built on botocore.
+    """DynamoDB and DynamoDB Streams in process, for boto3 and everything built on botocore (aiobotocore's
+    clients included: the answer is awaited where botocore reads it).
 
     Use it as ``with mock_dynamodb():``, as ``@mock_dynamodb`` / ``@mock_dynamodb(...)`` on a test function
     (sync or async) or class, or ``m = mock_dynamodb(); m.start(); ...; m.stop()``. Each activation starts
