@@ -160,3 +160,25 @@ def test_the_emitter_copy_is_botocores() -> None:
         fastpath.release()
     assert _structure(copied.__dict__) == _structure(expected.__dict__) == _structure(trie.__dict__)
     assert not _shares_containers(copied.__dict__, trie.__dict__)  # new dicts and lists, as botocore's
+
+
+def test_handlers_without_kwargs_are_still_refused() -> None:
+    class Handlers:
+        def good(self, **kwargs: Any) -> None:
+            return None
+
+        def bad(self, request: Any) -> None:
+            return None
+
+    handlers = Handlers()
+    with mock_dynamodb():
+        assert botocore.hooks.accepts_kwargs is fastpath._accepts_kwargs
+        for _ in range(2):  # the second answer comes from the memo
+            client = boto3.client("dynamodb", region_name="us-east-1")
+            client.meta.events.register("before-call.dynamodb.ListTables", handlers.good)
+            with pytest.raises(ValueError, match="kwargs"):
+                client.meta.events.register("before-call.dynamodb.ListTables", handlers.bad)
+            with pytest.raises(ValueError, match="kwargs"):
+                client.meta.events.register("before-call.dynamodb.ListTables", lambda request: None)
+        assert client.list_tables()["TableNames"] == []
+    assert botocore.hooks.accepts_kwargs is fastpath._ORIGINAL_ACCEPTS_KWARGS

@@ -10,6 +10,7 @@ per activation) they are computed once per process:
 - ``EndpointProvider``: one per rule-set and partitions document (the same objects, given the loader cache),
   with its resolution cache
 - ``ServiceModel``: one per service JSON document (botocore makes one per client; it is read-only)
+- whether an event handler takes ``**kwargs`` (botocore inspects each handler's signature at each registration)
 - the event-name alias cache of a client's event emitter: shared with the emitter it was copied from, and the
   emitter's copy itself done without ``copy.copy``'s generic dispatch (same structure, same handlers)
 
@@ -22,6 +23,7 @@ user's model paths, which a test run does not rewrite).
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any
 
 import botocore.client
@@ -106,6 +108,27 @@ def _copy_trie_node(self: Any, node: dict) -> dict:
     return copied
 
 
+#: handler function (a bound method's function) -> whether it takes **kwargs
+_takes_kwargs: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+
+def _accepts_kwargs(func: Any) -> bool:
+    """botocore's check that an event handler takes ``**kwargs``, remembered per function: it inspects the
+    signature of every handler each client registers (a bound method's answer is its function's)."""
+    target = getattr(func, "__func__", func)
+    try:
+        return _takes_kwargs[target]
+    except (KeyError, TypeError):
+        pass
+    answer = _ORIGINAL_ACCEPTS_KWARGS(func)
+    try:
+        _takes_kwargs[target] = answer
+    except TypeError:  # not weakly referenceable or not hashable: asked again next time
+        pass
+    return answer
+
+
+_ORIGINAL_ACCEPTS_KWARGS = botocore.hooks.accepts_kwargs
 _NodeList = botocore.hooks.NodeList
 _ORIGINAL_PROVIDER = botocore.regions.EndpointProvider
 _ORIGINAL_EMITTER_COPY = botocore.hooks.EventAliaser.__copy__
@@ -116,6 +139,7 @@ _PATCHES: list[tuple[Any, str, Any]] = [
     (botocore.hooks.EventAliaser, "__copy__", _emitter_copy),
     (botocore.hooks._PrefixTrie, "_recursive_copy", _copy_trie_node),
     (botocore.client.ClientCreator, "_load_service_model", _service_model),
+    (botocore.hooks, "accepts_kwargs", _accepts_kwargs),
 ]
 
 
