@@ -9,7 +9,9 @@ Figures printed:
 - ``suite``: wall time of ``python -m pytest tests/testing/sample_suite`` with ``SAMPLE_SUITE_BACKEND`` set to
   each backend (the test files are identical; ``tests/testing/sample_suite/_mock.py`` picks the decorator), as a
   user sees it (interpreter and pytest start included) and pytest's own "in N s"; for DynamoDB Local the JVM's
-  start (until it answers ListTables) is added, as a suite run from scratch pays it.
+  start (until it answers ListTables) is added, as a suite run from scratch pays it. ``cpu``: the CPU time
+  (user + system) of the processes the run took -- pytest's, and DynamoDB Local's JVM for ``local`` -- which a
+  shared machine's load disturbs far less than wall time.
 - ``calls``: PutItem and GetItem through a plain ``boto3.client("dynamodb")`` under mock_dynamodb and mock_aws:
   per call, botocore's own work included.
 - ``restore``: giving each test the session's tables (5 tables with GSIs, 100 items): copying them with
@@ -25,6 +27,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import sqlite3
 import subprocess
 import sys
@@ -43,10 +46,15 @@ ENV = {
 }
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_suite(backend: str, extra_env: dict[str, str] | None = None) -> dict[str, Any]:
     env = {**os.environ, **ENV, "SAMPLE_SUITE_BACKEND": backend, **(extra_env or {})}
     env["PYTHONPATH"] = str(ROOT / "src") + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _children_cpu()
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", SUITE],
         cwd=ROOT,
@@ -56,6 +64,7 @@ def run_suite(backend: str, extra_env: dict[str, str] | None = None) -> dict[str
         timeout=3600,
     )
     wall = time.perf_counter() - started
+    cpu = _children_cpu() - cpu
     tail = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else result.stderr[-2000:]
     match = re.search(r"(\d+) passed.* in ([\d.]+)s", tail)
     if result.returncode != 0 or not match:
@@ -67,6 +76,7 @@ def run_suite(backend: str, extra_env: dict[str, str] | None = None) -> dict[str
         "tests": int(match.group(1)),
         "wall_s": wall,
         "pytest_s": float(match.group(2)),
+        "cpu_s": cpu,
     }
 
 
@@ -75,7 +85,7 @@ def run_local_suite() -> dict[str, Any]:
     from backends import DynamoDBLocal, ensure_dynamodb_local
 
     local = DynamoDBLocal(ensure_dynamodb_local())
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _children_cpu()
     try:
         endpoint = local.start()
         start_s = time.perf_counter() - started
@@ -83,7 +93,8 @@ def run_local_suite() -> dict[str, Any]:
             "local", {"AWS_ENDPOINT_URL_DYNAMODB": endpoint, "AWS_ENDPOINT_URL_DYNAMODB_STREAMS": endpoint}
         )
     finally:
-        local.close()
+        local.close()  # waits for the JVM: its CPU time is counted from here on
+    figures["cpu_s"] = _children_cpu() - cpu
     figures["start_s"] = start_s
     figures["wall_s"] += start_s
     return figures
@@ -215,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(
             f"suite  {backend:9s} {figures['tests']} tests  wall {figures['wall_s']:6.1f} s  "
-            f"pytest {figures['pytest_s']:6.1f} s{extra}",
+            f"pytest {figures['pytest_s']:6.1f} s  cpu {figures['cpu_s']:6.1f} s{extra}",
             flush=True,
         )
     if "dynabase" in suites:
@@ -224,7 +235,8 @@ def main(argv: list[str] | None = None) -> int:
             if other in suites:
                 print(
                     f"suite  {other} / dynabase: wall {suites[other]['wall_s'] / base['wall_s']:.1f}x, "
-                    f"pytest {suites[other]['pytest_s'] / base['pytest_s']:.1f}x"
+                    f"pytest {suites[other]['pytest_s'] / base['pytest_s']:.1f}x, "
+                    f"cpu {suites[other]['cpu_s'] / base['cpu_s']:.1f}x"
                 )
     out["suite"] = suites
     if not options.skip_calls:
