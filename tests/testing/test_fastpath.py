@@ -182,3 +182,42 @@ def test_handlers_without_kwargs_are_still_refused() -> None:
                 client.meta.events.register("before-call.dynamodb.ListTables", lambda request: None)
         assert client.list_tables()["TableNames"] == []
     assert botocore.hooks.accepts_kwargs is fastpath._ORIGINAL_ACCEPTS_KWARGS
+
+
+def test_a_client_kept_past_the_mock_gets_its_http_session() -> None:
+    from dynabase.server import run_in_thread
+
+    url, stop = run_in_thread()
+    try:
+        with mock_dynamodb():
+            client = boto3.client("dynamodb", region_name="us-east-1", endpoint_url=url)
+            streams = boto3.client("dynamodbstreams", region_name="us-east-1", endpoint_url=url)
+            s3 = boto3.client("s3", region_name="us-east-1")
+            client.create_table(**TABLE)  # answered in process
+            session = client._endpoint.http_session
+            assert isinstance(session, fastpath.LazyHTTPSession) and session._session is None
+            assert isinstance(streams._endpoint.http_session, fastpath.LazyHTTPSession)
+            assert not isinstance(s3._endpoint.http_session, fastpath.LazyHTTPSession)  # not ours to answer
+        assert client.list_tables()["TableNames"] == []  # the real server, over HTTP: a fresh database
+        assert session._session is not None
+        assert streams.list_streams()["Streams"] == []
+        client.close()
+        streams.close()
+    finally:
+        stop()
+    after = boto3.client("dynamodb", region_name="us-east-1")
+    assert not isinstance(after._endpoint.http_session, fastpath.LazyHTTPSession)
+
+
+def test_a_trie_of_another_shape_is_copied_by_botocore() -> None:
+    trie = botocore.hooks._PrefixTrie()
+    trie.append_item("before-call.dynamodb.PutItem", len)
+    trie._root["children"]["before-call"]["extra"] = ["kept"]  # a node shape this botocore does not have
+    expected = copy.copy(trie)
+    fastpath.engage()
+    try:
+        copied = copy.copy(trie)
+    finally:
+        fastpath.release()
+    assert _structure(copied.__dict__) == _structure(expected.__dict__)
+    assert copied._root["children"]["before-call"]["extra"] == ["kept"]

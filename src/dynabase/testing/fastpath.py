@@ -10,6 +10,8 @@ per activation) they are computed once per process:
 - ``EndpointProvider``: one per rule-set and partitions document (the same objects, given the loader cache),
   with its resolution cache
 - ``ServiceModel``: one per service JSON document (botocore makes one per client; it is read-only)
+- a DynamoDB client's HTTP session (connection pool, TLS context): made at its first use, which under the
+  mock does not come
 - whether an event handler takes ``**kwargs`` (botocore inspects each handler's signature at each registration)
 - the event-name alias cache of a client's event emitter: shared with the emitter it was copied from, and the
   emitter's copy itself done without ``copy.copy``'s generic dispatch (same structure, same handlers)
@@ -22,11 +24,13 @@ user's model paths, which a test run does not rewrite).
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from typing import Any
 
 import botocore.client
+import botocore.endpoint
 import botocore.hooks
 import botocore.loaders
 import botocore.regions
@@ -94,19 +98,75 @@ def _service_model(self: Any, service_name: str, api_version: Any = None) -> Any
     return entry[1]
 
 
-def _copy_trie_node(self: Any, node: dict) -> dict:
-    """botocore's ``_PrefixTrie._recursive_copy`` without ``copy.copy``'s dispatch: the same new dicts and
-    handler lists, the same handlers in them."""
-    copied = {}
-    for key, value in node.items():
-        if isinstance(value, _NodeList):
-            copied[key] = _NodeList(value.first.copy(), value.middle.copy(), value.last.copy())
-        elif isinstance(value, dict):
-            copied[key] = _copy_trie_node(self, value)
-        else:
-            copied[key] = value
+_NODE_KEYS = {"chunk", "values", "children"}
+
+
+def _copy_node(node: dict) -> dict | None:
+    """One node of botocore's event trie and everything under it: new dicts and handler lists holding the same
+    handlers, as ``_PrefixTrie._recursive_copy`` makes them; None for a node of another shape."""
+    if node.keys() != _NODE_KEYS:
+        return None
+    children = {}
+    for part, child in node["children"].items():
+        copied = _copy_node(child)
+        if copied is None:
+            return None
+        children[part] = copied
+    values = node["values"]
+    if values is not None:
+        values = _NodeList(values.first.copy(), values.middle.copy(), values.last.copy())
+    return {"chunk": node["chunk"], "values": values, "children": children}
+
+
+def _copy_trie(self: Any) -> Any:
+    """``_PrefixTrie.__copy__`` without ``copy.copy``'s generic dispatch (botocore's own for a trie of a shape
+    it does not know)."""
+    root = _copy_node(self._root) if self.__dict__.keys() == {"_root"} else None
+    if root is None:
+        return _ORIGINAL_TRIE_COPY(self)
+    copied = self.__class__()
+    copied.__dict__ = {"_root": root}
     return copied
 
+
+#: the endpoints the mock answers (``dynamodb`` and ``dynamodbstreams``): their HTTP sessions wait for a first use
+_ANSWERED_PREFIXES = frozenset({"dynamodb", "streams.dynamodb"})
+
+
+class LazyHTTPSession:
+    """botocore's HTTP session for a DynamoDB endpoint, made on first use: while a mock is active no request
+    reaches it, so the connection pool and TLS context are not made for nothing (a client kept past the mock
+    gets its real session at its first request)."""
+
+    def __init__(self, session_class: Any, **options: Any) -> None:
+        self._session_class = session_class
+        self._options = options
+        self._session: Any = None
+
+    def _real(self) -> Any:
+        if self._session is None:
+            self._session = self._session_class(**self._options)
+        return self._session
+
+    def send(self, request: Any) -> Any:
+        return self._real().send(request)
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real(), name)
+
+
+def _create_endpoint(self: Any, service_model: Any, *args: Any, **kwargs: Any) -> Any:
+    if service_model.endpoint_prefix in _ANSWERED_PREFIXES:
+        session_class = kwargs.get("http_session_cls", botocore.endpoint.URLLib3Session)
+        kwargs["http_session_cls"] = functools.partial(LazyHTTPSession, session_class)
+    return _ORIGINAL_CREATE_ENDPOINT(self, service_model, *args, **kwargs)
+
+
+_ORIGINAL_CREATE_ENDPOINT = botocore.endpoint.EndpointCreator.create_endpoint
 
 #: handler function (a bound method's function) -> whether it takes **kwargs
 _takes_kwargs: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
@@ -130,6 +190,7 @@ def _accepts_kwargs(func: Any) -> bool:
 
 _ORIGINAL_ACCEPTS_KWARGS = botocore.hooks.accepts_kwargs
 _NodeList = botocore.hooks.NodeList
+_ORIGINAL_TRIE_COPY = botocore.hooks._PrefixTrie.__copy__
 _ORIGINAL_PROVIDER = botocore.regions.EndpointProvider
 _ORIGINAL_EMITTER_COPY = botocore.hooks.EventAliaser.__copy__
 _PATCHES: list[tuple[Any, str, Any]] = [
@@ -137,9 +198,10 @@ _PATCHES: list[tuple[Any, str, Any]] = [
     (botocore.loaders.Loader, "load_data_with_path", _cached_loader_method("load_data_with_path")),
     (botocore.regions, "EndpointProvider", _shared_provider),
     (botocore.hooks.EventAliaser, "__copy__", _emitter_copy),
-    (botocore.hooks._PrefixTrie, "_recursive_copy", _copy_trie_node),
+    (botocore.hooks._PrefixTrie, "__copy__", _copy_trie),
     (botocore.client.ClientCreator, "_load_service_model", _service_model),
     (botocore.hooks, "accepts_kwargs", _accepts_kwargs),
+    (botocore.endpoint.EndpointCreator, "create_endpoint", _create_endpoint),
 ]
 
 
