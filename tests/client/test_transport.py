@@ -26,17 +26,10 @@ from botocore.exceptions import (
 
 import dynabase
 from backends import FAKE_CREDENTIALS, REGION
+from ddb_helpers import table_request
 
 x509 = pytest.importorskip("cryptography.x509", reason="cryptography makes the test certificate")
 
-KEYS = {
-    "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-    "AttributeDefinitions": [
-        {"AttributeName": "pk", "AttributeType": "S"},
-        {"AttributeName": "sk", "AttributeType": "S"},
-    ],
-    "BillingMode": "PAY_PER_REQUEST",
-}
 PROXY_ENV = (
     "HTTPS_PROXY",
     "https_proxy",
@@ -243,7 +236,7 @@ def proxy() -> Iterator[TinyProxy]:
 
 def _round_trip(client: Any, table: str) -> dict:
     if table not in client.list_tables()["TableNames"]:
-        client.create_table(TableName=table, **KEYS)
+        client.create_table(**table_request(table, ("pk:S", "sk:S")))
     client.put_item(TableName=table, Item={"pk": {"S": "p"}, "sk": {"S": "s"}, "v": {"N": "1"}})
     return client.get_item(TableName=table, Key={"pk": {"S": "p"}, "sk": {"S": "s"}})["Item"]
 
@@ -357,7 +350,7 @@ def test_async_client_through_the_tunnel_with_paginators(
             url, region=REGION, proxies={"https": proxy.url}, verify=str(cert), **FAKE_CREDENTIALS
         ) as client:
             if "paged" not in (await client.list_tables())["TableNames"]:
-                await client.create_table(TableName="paged", **KEYS)
+                await client.create_table(**table_request("paged", ("pk:S", "sk:S")))
             for i in range(7):
                 await client.put_item(TableName="paged", Item={"pk": {"S": "p"}, "sk": {"S": f"s{i}"}})
             paginator = client.get_paginator("query")

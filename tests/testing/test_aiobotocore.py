@@ -7,20 +7,12 @@ from typing import Any
 
 import pytest
 
+from ddb_helpers import table_request
 from dynabase.testing import mock_dynamodb
 
 aiobotocore_session = pytest.importorskip("aiobotocore.session", reason="aiobotocore is not installed")
 
-TABLE = {
-    "TableName": "aio-orders",
-    "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-    "AttributeDefinitions": [
-        {"AttributeName": "pk", "AttributeType": "S"},
-        {"AttributeName": "sk", "AttributeType": "S"},
-    ],
-    "BillingMode": "PAY_PER_REQUEST",
-    "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
-}
+TABLE = table_request("aio-orders", ("pk:S", "sk:S"), stream="NEW_IMAGE")
 
 
 async def _scenario() -> dict[str, Any]:
