@@ -3,6 +3,7 @@ DynamoDB Local (including its start), plus what the pytest plugin's per-test sta
 
     python bench/testing_bench.py                        # everything (~3 min: moto and DynamoDB Local dominate)
     python bench/testing_bench.py --suites dynabase,moto # a subset; --skip-restore / --skip-calls / --json FILE
+    python bench/testing_bench.py --no-plugin-autoload   # without the machine's other pytest plugins, for all
 
 Figures printed:
 
@@ -11,7 +12,9 @@ Figures printed:
   user sees it (interpreter and pytest start included) and pytest's own "in N s"; for DynamoDB Local the JVM's
   start (until it answers ListTables) is added, as a suite run from scratch pays it. ``cpu``: the CPU time
   (user + system) of the processes the run took -- pytest's, and DynamoDB Local's JVM for ``local`` -- which a
-  shared machine's load disturbs far less than wall time.
+  shared machine's load disturbs far less than wall time. ``--no-plugin-autoload`` runs every backend's pytest
+  with ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``: the installed third-party plugins (hypothesis, pytest-benchmark,
+  xdist, ...) cost every run the same start-up second or two, which the suite itself does not need.
 - ``calls``: PutItem and GetItem through a plain ``boto3.client("dynamodb")`` under mock_dynamodb and mock_aws:
   per call, botocore's own work included.
 - ``restore``: giving each test the session's tables (5 tables with GSIs, 100 items): copying them with
@@ -52,7 +55,7 @@ def _children_cpu() -> float:
 
 
 def run_suite(backend: str, extra_env: dict[str, str] | None = None) -> dict[str, Any]:
-    env = {**os.environ, **ENV, "SAMPLE_SUITE_BACKEND": backend, **(extra_env or {})}
+    env = {**os.environ, **ENV, **SUITE_ENV, "SAMPLE_SUITE_BACKEND": backend, **(extra_env or {})}
     env["PYTHONPATH"] = str(ROOT / "src") + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     started, cpu = time.perf_counter(), _children_cpu()
     result = subprocess.run(
@@ -78,6 +81,10 @@ def run_suite(backend: str, extra_env: dict[str, str] | None = None) -> dict[str
         "pytest_s": float(match.group(2)),
         "cpu_s": cpu,
     }
+
+
+#: environment every suite run gets (``--no-plugin-autoload`` adds to it)
+SUITE_ENV: dict[str, str] = {}
 
 
 def run_local_suite() -> dict[str, Any]:
@@ -215,8 +222,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-calls", action="store_true")
     parser.add_argument("--skip-restore", action="store_true")
     parser.add_argument("--json", metavar="FILE")
+    parser.add_argument("--no-plugin-autoload", action="store_true", help="PYTEST_DISABLE_PLUGIN_AUTOLOAD=1")
     options = parser.parse_args(argv)
     out: dict[str, Any] = {"load_average": os.getloadavg()[0], "cpus": os.cpu_count()}
+    if options.no_plugin_autoload:
+        SUITE_ENV["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+        out["plugin_autoload"] = False
     suites: dict[str, Any] = {}
     for backend in [b.strip() for b in options.suites.split(",") if b.strip()]:
         figures = run_local_suite() if backend == "local" else run_suite(backend)
