@@ -86,10 +86,6 @@ def test_clients_stay_independent() -> None:
         assert seen == []
         first.list_tables()
         assert seen == ["first"]
-        # the alias cache is shared, the handlers are not: an aliased event name still reaches only its client
-        first.meta.events.register("before-call.dynamodb.DescribeLimits", lambda **_: seen.append("limits"))
-        second.describe_limits()
-        assert seen == ["first"]
 
 
 def test_endpoints_still_resolve_per_client() -> None:
@@ -221,3 +217,33 @@ def test_a_trie_of_another_shape_is_copied_by_botocore() -> None:
         fastpath.release()
     assert _structure(copied.__dict__) == _structure(expected.__dict__)
     assert copied._root["children"]["before-call"]["extra"] == ["kept"]
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_aliased_event_names_still_reach_only_their_client() -> None:
+    """Emitters copied under the mock share the alias cache (old event names -> new), not the handlers."""
+    seen: list[str] = []
+
+    def stop(name: str) -> Any:
+        def handler(**_: Any) -> None:
+            seen.append(name)
+            raise _Stop  # before anything is sent: pricing is not a service the mock answers
+
+        return handler
+
+    with mock_dynamodb():
+        first = boto3.client("pricing", region_name="us-east-1")
+        second = boto3.client("pricing", region_name="us-east-1")
+        assert first.meta.events._alias_name_cache is second.meta.events._alias_name_cache
+        first.meta.events.register(
+            "before-parameter-build.api.pricing.GetProducts", stop("first")
+        )  # old name
+        second.meta.events.register("before-parameter-build.pricing.GetProducts", stop("second"))
+        with pytest.raises(_Stop):
+            first.get_products(ServiceCode="AmazonDynamoDB")
+        with pytest.raises(_Stop):
+            second.get_products(ServiceCode="AmazonDynamoDB")
+    assert seen == ["first", "second"]
