@@ -3,13 +3,18 @@ DynamoDB Local (including its start), plus what the pytest plugin's per-test sta
 
     python bench/testing_bench.py                        # everything (~3 min: moto and DynamoDB Local dominate)
     python bench/testing_bench.py --suites dynabase,moto # a subset; --skip-restore / --skip-calls / --json FILE
+    python bench/testing_bench.py --no-plugin-autoload   # without the machine's other pytest plugins, for all
 
 Figures printed:
 
 - ``suite``: wall time of ``python -m pytest tests/testing/sample_suite`` with ``SAMPLE_SUITE_BACKEND`` set to
   each backend (the test files are identical; ``tests/testing/sample_suite/_mock.py`` picks the decorator), as a
   user sees it (interpreter and pytest start included) and pytest's own "in N s"; for DynamoDB Local the JVM's
-  start (until it answers ListTables) is added, as a suite run from scratch pays it.
+  start (until it answers ListTables) is added, as a suite run from scratch pays it. ``cpu``: the CPU time
+  (user + system) of the processes the run took -- pytest's, and DynamoDB Local's JVM for ``local`` -- which a
+  shared machine's load disturbs far less than wall time. ``--no-plugin-autoload`` runs every backend's pytest
+  with ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``: the installed third-party plugins (hypothesis, pytest-benchmark,
+  xdist, ...) cost every run the same start-up second or two, which the suite itself does not need.
 - ``calls``: PutItem and GetItem through a plain ``boto3.client("dynamodb")`` under mock_dynamodb and mock_aws:
   per call, botocore's own work included.
 - ``restore``: giving each test the session's tables (5 tables with GSIs, 100 items): copying them with
@@ -25,6 +30,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import sqlite3
 import subprocess
 import sys
@@ -43,10 +49,15 @@ ENV = {
 }
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_suite(backend: str, extra_env: dict[str, str] | None = None) -> dict[str, Any]:
-    env = {**os.environ, **ENV, "SAMPLE_SUITE_BACKEND": backend, **(extra_env or {})}
+    env = {**os.environ, **ENV, **SUITE_ENV, "SAMPLE_SUITE_BACKEND": backend, **(extra_env or {})}
     env["PYTHONPATH"] = str(ROOT / "src") + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _children_cpu()
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", SUITE],
         cwd=ROOT,
@@ -56,6 +67,7 @@ def run_suite(backend: str, extra_env: dict[str, str] | None = None) -> dict[str
         timeout=3600,
     )
     wall = time.perf_counter() - started
+    cpu = _children_cpu() - cpu
     tail = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else result.stderr[-2000:]
     match = re.search(r"(\d+) passed.* in ([\d.]+)s", tail)
     if result.returncode != 0 or not match:
@@ -67,7 +79,12 @@ def run_suite(backend: str, extra_env: dict[str, str] | None = None) -> dict[str
         "tests": int(match.group(1)),
         "wall_s": wall,
         "pytest_s": float(match.group(2)),
+        "cpu_s": cpu,
     }
+
+
+#: environment every suite run gets (``--no-plugin-autoload`` adds to it)
+SUITE_ENV: dict[str, str] = {}
 
 
 def run_local_suite() -> dict[str, Any]:
@@ -75,7 +92,7 @@ def run_local_suite() -> dict[str, Any]:
     from backends import DynamoDBLocal, ensure_dynamodb_local
 
     local = DynamoDBLocal(ensure_dynamodb_local())
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _children_cpu()
     try:
         endpoint = local.start()
         start_s = time.perf_counter() - started
@@ -83,7 +100,8 @@ def run_local_suite() -> dict[str, Any]:
             "local", {"AWS_ENDPOINT_URL_DYNAMODB": endpoint, "AWS_ENDPOINT_URL_DYNAMODB_STREAMS": endpoint}
         )
     finally:
-        local.close()
+        local.close()  # waits for the JVM: its CPU time is counted from here on
+    figures["cpu_s"] = _children_cpu() - cpu
     figures["start_s"] = start_s
     figures["wall_s"] += start_s
     return figures
@@ -204,8 +222,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-calls", action="store_true")
     parser.add_argument("--skip-restore", action="store_true")
     parser.add_argument("--json", metavar="FILE")
+    parser.add_argument("--no-plugin-autoload", action="store_true", help="PYTEST_DISABLE_PLUGIN_AUTOLOAD=1")
     options = parser.parse_args(argv)
     out: dict[str, Any] = {"load_average": os.getloadavg()[0], "cpus": os.cpu_count()}
+    if options.no_plugin_autoload:
+        SUITE_ENV["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+        out["plugin_autoload"] = False
     suites: dict[str, Any] = {}
     for backend in [b.strip() for b in options.suites.split(",") if b.strip()]:
         figures = run_local_suite() if backend == "local" else run_suite(backend)
@@ -215,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(
             f"suite  {backend:9s} {figures['tests']} tests  wall {figures['wall_s']:6.1f} s  "
-            f"pytest {figures['pytest_s']:6.1f} s{extra}",
+            f"pytest {figures['pytest_s']:6.1f} s  cpu {figures['cpu_s']:6.1f} s{extra}",
             flush=True,
         )
     if "dynabase" in suites:
@@ -224,7 +246,8 @@ def main(argv: list[str] | None = None) -> int:
             if other in suites:
                 print(
                     f"suite  {other} / dynabase: wall {suites[other]['wall_s'] / base['wall_s']:.1f}x, "
-                    f"pytest {suites[other]['pytest_s'] / base['pytest_s']:.1f}x"
+                    f"pytest {suites[other]['pytest_s'] / base['pytest_s']:.1f}x, "
+                    f"cpu {suites[other]['cpu_s'] / base['cpu_s']:.1f}x"
                 )
     out["suite"] = suites
     if not options.skip_calls:

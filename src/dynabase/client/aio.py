@@ -5,17 +5,19 @@ blocking client's (:mod:`.protocol`); only the transport differs.  The standard 
 all it needs: aiohttp or httpx would add a dependency and, per call, more CPU than the request itself.
 
 Credentials that need refreshing (SSO, IMDS, assumed roles) are refreshed by botocore's blocking code, once per
-expiry, on the event loop.
+expiry, on the event loop. Through an https proxy, a new connection's ``CONNECT`` exchange runs in the loop's
+default executor (the blocking client's code); the requests on it do not.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ssl
 from typing import Any
 
+from .aiopaginate import AsyncPaginator
 from .http import LeanClient
 from .protocol import HttpResponse, LeanBase, Prepared, body_length, parse_head
+from .transport import open_tunnel
 
 _MAX_HEAD = 65536
 
@@ -53,8 +55,11 @@ class _Stream:
 
 
 class AsyncLeanClient(LeanBase):
-    """``boto3.client("dynamodb")``'s methods as coroutines, for AWS or any endpoint (paginators and waiters
-    are blocking: they are the blocking client's, from :meth:`sync_client`)."""
+    """``boto3.client("dynamodb")``'s methods as coroutines, for AWS or any endpoint. Paginators are
+    aiobotocore's shape (``async for page in client.get_paginator("query").paginate(...)``); waiters block:
+    they are the blocking client's, from :meth:`sync_client`."""
+
+    _paginator_class = AsyncPaginator
 
     def __init__(
         self,
@@ -65,13 +70,15 @@ class AsyncLeanClient(LeanBase):
         max_pool_connections: int = 64,
         connect_timeout: float = 60.0,
         read_timeout: float = 60.0,
+        proxies: dict[str, str] | None = None,
+        verify: bool | str | None = None,
         **credentials: Any,
     ) -> None:
         super().__init__(endpoint_url, region, service=service, max_pool_connections=max_pool_connections,
-                         connect_timeout=connect_timeout, read_timeout=read_timeout, **credentials)  # fmt: skip
+                         connect_timeout=connect_timeout, read_timeout=read_timeout, proxies=proxies,
+                         verify=verify, **credentials)  # fmt: skip
         self._idle: list[_Stream] = []
         self._slots: asyncio.Semaphore | None = None
-        self._ssl = ssl.create_default_context() if self.protocol.tls else None
 
     def sync_client(self) -> LeanClient:
         """A blocking lean client for the same endpoint, region and credentials (for code that blocks)."""
@@ -80,12 +87,6 @@ class AsyncLeanClient(LeanBase):
     def streams(self) -> AsyncLeanClient:
         """The ``dynamodbstreams`` client for the same endpoint, region and credentials."""
         return self._twin(AsyncLeanClient, "dynamodbstreams")
-
-    def can_paginate(self, operation_name: str) -> bool:
-        return self.sync_client().can_paginate(operation_name)
-
-    def get_paginator(self, operation_name: str) -> Any:
-        raise NotImplementedError("the asyncio client has no paginators: use sync_client().get_paginator")
 
     def get_waiter(self, waiter_name: str) -> Any:
         raise NotImplementedError("the asyncio client has no waiters: use sync_client().get_waiter")
@@ -123,13 +124,7 @@ class AsyncLeanClient(LeanBase):
                     stream.close()  # closed by the server while idle: open a fresh one
                     stream = None
             if stream is None:
-                reader, writer = await asyncio.wait_for(
-                    asyncio.open_connection(
-                        self.protocol.host, self.protocol.port, ssl=self._ssl, limit=_MAX_HEAD
-                    ),
-                    self._timeouts[0],
-                )
-                stream = _Stream(reader, writer)
+                stream = await asyncio.wait_for(self._connect(), self._timeouts[0])
                 try:
                     response, keep = await self._timed(stream, data)
                 except BaseException:
@@ -140,6 +135,26 @@ class AsyncLeanClient(LeanBase):
             else:
                 stream.close()
             return response
+
+    async def _connect(self) -> _Stream:
+        route = self.route
+        if route.tunnel:  # the CONNECT exchange is the blocking client's, in a worker thread
+            sock = await asyncio.get_running_loop().run_in_executor(
+                None, open_tunnel, route, self._timeouts[0]
+            )
+            try:
+                sock.setblocking(False)
+                reader, writer = await asyncio.open_connection(
+                    sock=sock, ssl=route.tls, server_hostname=route.server_hostname, limit=_MAX_HEAD
+                )
+            except BaseException:
+                sock.close()
+                raise
+        else:
+            reader, writer = await asyncio.open_connection(
+                route.host, route.port, ssl=route.tls, limit=_MAX_HEAD
+            )
+        return _Stream(reader, writer)
 
     async def _timed(self, stream: _Stream, data: bytes) -> tuple[HttpResponse, bool]:
         """The exchange, the connection aborted if no response arrives within the read timeout."""

@@ -81,6 +81,8 @@ class BotoConveniences:
     meta: Any
     _service: str
     _operations: dict[str, str]
+    #: the paginator class ``get_paginator`` returns (the asyncio client's awaits its calls)
+    _paginator_class: type[Paginator] = Paginator
 
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(self._operations))
@@ -96,7 +98,8 @@ class BotoConveniences:
 
             raise OperationNotPageableError(operation_name=operation_name)
         config = _paginator_model(self._service).get_paginator(name)
-        return Paginator(getattr(self, _snake(name)), config, self.meta.service_model.operation_model(name))
+        method, model = getattr(self, _snake(name)), self.meta.service_model.operation_model(name)
+        return self._paginator_class(method, config, model)
 
     def get_waiter(self, waiter_name: str) -> Any:
         from botocore.waiter import create_waiter_with_client

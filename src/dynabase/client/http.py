@@ -4,28 +4,37 @@ botocore's CPU per call.
 ``dynabase.endpoint(url, region=...)`` gives one; it works against AWS or any endpoint (``dynabase serve``,
 DynamoDB Local).  Methods, parameters, responses, paginators, waiters and exceptions are boto3's; what it saves
 is botocore's per-call request building and response parsing (see :mod:`.protocol`).  Connections are plain
-sockets (TLS for https) kept in a small thread-safe pool: several threads may share a client.
+sockets (TLS for https) kept in a small thread-safe pool: several threads may share a client.  HTTP proxies
+(``proxies=`` or ``HTTPS_PROXY``/``HTTP_PROXY``/``NO_PROXY``) and CA bundles (``verify=``, ``AWS_CA_BUNDLE``) are
+botocore's options (see :mod:`.transport`).
 """
 
 from __future__ import annotations
 
 import socket
-import ssl
 import threading
 import time
 from typing import Any
 
-from .protocol import HttpResponse, LeanBase, Prepared, Protocol, body_length, parse_head
+from .protocol import HttpResponse, LeanBase, Prepared, body_length, parse_head
+from .transport import Route, open_tunnel
 
 
 class _Connection:
     """One keep-alive HTTP/1.1 connection."""
 
-    def __init__(self, protocol: Protocol, connect_timeout: float, read_timeout: float) -> None:
-        sock = socket.create_connection((protocol.host, protocol.port), timeout=connect_timeout)
+    def __init__(self, route: Route, connect_timeout: float, read_timeout: float) -> None:
+        if route.tunnel:
+            sock = open_tunnel(route, connect_timeout)
+        else:
+            sock = socket.create_connection((route.host, route.port), timeout=connect_timeout)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        if protocol.tls:
-            sock = ssl.create_default_context().wrap_socket(sock, server_hostname=protocol.host)
+        if route.tls is not None:
+            try:
+                sock = route.tls.wrap_socket(sock, server_hostname=route.server_hostname)
+            except BaseException:
+                sock.close()
+                raise
         sock.settimeout(read_timeout)
         self.sock = sock
         self.rfile = sock.makefile("rb")
@@ -86,10 +95,13 @@ class LeanClient(LeanBase):
         max_pool_connections: int = 10,
         connect_timeout: float = 60.0,
         read_timeout: float = 60.0,
+        proxies: dict[str, str] | None = None,
+        verify: bool | str | None = None,
         **credentials: Any,
     ) -> None:
         super().__init__(endpoint_url, region, service=service, max_pool_connections=max_pool_connections,
-                         connect_timeout=connect_timeout, read_timeout=read_timeout, **credentials)  # fmt: skip
+                         connect_timeout=connect_timeout, read_timeout=read_timeout, proxies=proxies,
+                         verify=verify, **credentials)  # fmt: skip
         self._idle: list[_Connection] = []
         self._lock = threading.Lock()
 
@@ -128,7 +140,7 @@ class LeanClient(LeanBase):
                 connection.close()  # closed while idle: the request never reached the server's handler
                 connection = None
         if connection is None:
-            connection = _Connection(self.protocol, *self._timeouts)
+            connection = _Connection(self.route, *self._timeouts)
             try:
                 response, keep = connection.exchange(data)
             except BaseException:
@@ -158,7 +170,9 @@ class LeanClient(LeanBase):
 def endpoint(url: str | None = None, region: str | None = None, **options: Any) -> LeanClient:
     """A lean client for DynamoDB at ``url`` (None: AWS in ``region``); credentials from botocore's chain
     unless ``aws_access_key_id``/``aws_secret_access_key``/``aws_session_token`` or ``profile`` are given;
-    ``max_attempts`` (total, default botocore's config or 3), ``max_pool_connections``, timeouts."""
+    ``max_attempts`` (total, default botocore's config or 3), ``max_pool_connections``, timeouts;
+    ``proxies`` (``{"http": url, "https": url}``; default the ``*_PROXY`` environment) and ``verify`` (False, or
+    a CA bundle path; default ``AWS_CA_BUNDLE``/the profile's ``ca_bundle``, else the system's store)."""
     return LeanClient(url, region, **options)
 
 

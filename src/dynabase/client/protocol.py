@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+import socket
+import ssl
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -37,6 +39,7 @@ from .embedded import (
     service_model,
     validate_params,
 )
+from .transport import Route, plan
 
 #: a binary attribute value (or a map key named B/BS: then the exact path runs, which is merely slower)
 _BINARY = re.compile(rb'"BS?"\s*:')
@@ -138,8 +141,9 @@ def resolve(
     aws_secret_access_key: str | None = None,
     aws_session_token: str | None = None,
     max_attempts: int | None = None,
-) -> tuple[Any, str, str, int | None]:
-    """botocore's credential chain, region and max attempts (total, as ``AWS_MAX_ATTEMPTS``) for a client."""
+) -> tuple[Any, str, str, int | None, str | None]:
+    """botocore's credential chain, region, max attempts (total, as ``AWS_MAX_ATTEMPTS``) and CA bundle
+    (``AWS_CA_BUNDLE`` or the profile's ``ca_bundle``) for a client."""
     session = botocore.session.Session(profile=profile)
     region = region or session.get_config_variable("region")
     if not region:
@@ -153,7 +157,8 @@ def resolve(
     if max_attempts is None:
         configured = session.get_config_variable("max_attempts")
         max_attempts = int(configured) if configured else None  # botocore's default for the service
-    return credentials, region, endpoint_url or f"https://dynamodb.{region}.amazonaws.com", max_attempts
+    url = endpoint_url or f"https://dynamodb.{region}.amazonaws.com"
+    return credentials, region, url, max_attempts, session.get_config_variable("ca_bundle")
 
 
 class Protocol:
@@ -186,6 +191,17 @@ class Protocol:
         self._events = host.meta.events
         self._after_call = f"after-call.{self.model.service_id.hyphenize()}."
         self._request_line = f"POST {self.path} HTTP/1.1\r\n".encode()
+        #: the HTTP proxy requests go through (:meth:`through`), for errors
+        self.proxy_url: str | None = None
+
+    def through(self, route: Route) -> None:
+        """Send requests along ``route``: to an http endpoint through a proxy, the request line carries the
+        absolute URL and the proxy's credentials follow it."""
+        self.proxy_url = route.proxy_url
+        if route.forward_prefix:
+            self._request_line = (
+                f"POST {route.forward_prefix}{self.path} HTTP/1.1\r\n{route.forward_headers}".encode()
+            )
 
     # -- requests --------------------------------------------------------------------------------------------
 
@@ -290,10 +306,20 @@ class Protocol:
 
     def connection_error(self, error: OSError | EOFError) -> Exception:
         """A socket failure as botocore names it (its retry checkers and callers know these)."""
-        from botocore.exceptions import ConnectionClosedError, EndpointConnectionError, ReadTimeoutError
+        from botocore.exceptions import (
+            ConnectionClosedError,
+            EndpointConnectionError,
+            ProxyConnectionError,
+            ReadTimeoutError,
+            SSLError,
+        )
 
         failure: Exception
-        if isinstance(error, TimeoutError):
+        if self.proxy_url is not None and isinstance(error, (ConnectionRefusedError, socket.gaierror)):
+            failure = ProxyConnectionError(proxy_url=_without_password(self.proxy_url), error=error)
+        elif isinstance(error, ssl.SSLError):
+            failure = SSLError(endpoint_url=self.url, error=error)
+        elif isinstance(error, TimeoutError):
             failure = ReadTimeoutError(endpoint_url=self.url, error=error)
         elif isinstance(error, (ConnectionResetError, BrokenPipeError, ConnectionAbortedError, EOFError)):
             failure = ConnectionClosedError(endpoint_url=self.url, error=error)
@@ -315,14 +341,21 @@ class LeanBase(BotoConveniences):
         max_pool_connections: int,
         connect_timeout: float,
         read_timeout: float,
+        proxies: dict[str, str] | None = None,
+        verify: bool | str | None = None,
         **credentials: Any,
     ) -> None:
-        creds, region, url, max_attempts = resolve(endpoint_url, region, **credentials)
+        creds, region, url, max_attempts, ca_bundle = resolve(endpoint_url, region, **credentials)
         self._service = service
         self._max_pool = max_pool_connections
         self._timeouts = (connect_timeout, read_timeout)
         self._credentials = credentials
+        self._transport_options = {"proxies": proxies, "verify": verify}
         self.protocol = Protocol(service, url, region, creds, max_attempts)
+        scheme = "https" if self.protocol.tls else "http"
+        self.route = plan(scheme, self.protocol.host, self.protocol.port, proxies=proxies, verify=verify,
+                          ca_bundle=ca_bundle)  # fmt: skip
+        self.protocol.through(self.route)
         self.meta = _Meta(service, region)
         self.meta.endpoint_url = url
         self.exceptions = self.protocol.exceptions
@@ -333,7 +366,7 @@ class LeanBase(BotoConveniences):
         connect_timeout, read_timeout = self._timeouts
         return cls(self.meta.endpoint_url, self.meta.region_name, service=service,
                    max_pool_connections=self._max_pool, connect_timeout=connect_timeout,
-                   read_timeout=read_timeout, **self._credentials)  # fmt: skip
+                   read_timeout=read_timeout, **self._transport_options, **self._credentials)  # fmt: skip
 
     def _method(self, operation: str) -> Any:
         raise NotImplementedError
@@ -347,6 +380,13 @@ class LeanBase(BotoConveniences):
         call.__doc__ = f"DynamoDB {operation} (see boto3's documentation)."
         setattr(self, attr, call)
         return call
+
+
+def _without_password(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)).geturl()
 
 
 def _metadata(response: HttpResponse, attempt: int) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""``mock_dynamodb()``: boto3's DynamoDB and DynamoDB Streams clients answered in process by dynabase.
+"""``mock_dynamodb()``: boto3's (and aiobotocore's) DynamoDB and DynamoDB Streams clients answered in process.
 
 The patch sits at botocore's HTTP layer (:mod:`.hook`): each DynamoDB request goes to the same request handling
 ``dynabase serve`` uses (:class:`dynabase.server.app.DynamoDBApp`), whose answer becomes the HTTP response.
@@ -22,8 +22,10 @@ from urllib.parse import urlsplit
 
 from botocore.awsrequest import AWSResponse
 
+from ..server import jsonio
 from ..server.app import DynamoDBApp
 from ..server.shapes import Models
+from . import fastpath
 from .hook import ANSWERED_URL, activate, deactivate, install, patch_client, register
 from .state import DEFAULT_ACCOUNT, Databases, account_of, default_region
 
@@ -51,6 +53,33 @@ class _Raw:
     def read(self, *_: Any) -> bytes:
         body, self._body = self._body, b""
         return body
+
+
+class _AwaitableBytes(bytes):
+    """A response body botocore reads and aiobotocore awaits (``await http_response.content``)."""
+
+    def __await__(self) -> Any:
+        yield from ()
+        return self
+
+
+class _AwaitableStr(str):
+    def __await__(self) -> Any:
+        yield from ()
+        return self
+
+
+class _Response(AWSResponse):
+    """The HTTP response of a request answered in process, for botocore and aiobotocore alike: aiobotocore's
+    endpoint awaits ``content`` and ``text`` where botocore's reads them."""
+
+    @property
+    def content(self) -> _AwaitableBytes:
+        return _AwaitableBytes(AWSResponse.content.fget(self))  # type: ignore[attr-defined]
+
+    @property
+    def text(self) -> _AwaitableStr:
+        return _AwaitableStr(AWSResponse.text.fget(self))  # type: ignore[attr-defined]
 
 
 class _Activation:
@@ -94,7 +123,7 @@ class _Activation:
             "Content-Length": str(len(response.body)),
         }
         out.update(response.headers or ())
-        return AWSResponse(url, response.status, out, _Raw(response.body))
+        return _Response(url, response.status, out, _Raw(response.body))
 
     def enter(self) -> None:
         if self.mock.fake_credentials and not os.environ.get("AWS_ACCESS_KEY_ID"):
@@ -104,10 +133,13 @@ class _Activation:
         boto3 = sys.modules.get("boto3")
         if boto3 is not None and boto3.DEFAULT_SESSION is not None:  # made before the hook was installed?
             register(boto3.DEFAULT_SESSION._session.get_component("event_emitter"))
+        jsonio.upgrade()  # the handler's JSON round trip on orjson, as `dynabase serve` has it
+        fastpath.engage()
         activate(self)
 
     def exit(self) -> None:
         deactivate(self)
+        fastpath.release()
         for name, value in self._saved_env.items():
             if value is None:
                 os.environ.pop(name, None)
@@ -281,7 +313,8 @@ class MockDynamoDB:
 
 
 def mock_dynamodb(target: Any = None, **options: Any) -> Any:
-    """DynamoDB and DynamoDB Streams in process, for boto3 and everything built on botocore.
+    """DynamoDB and DynamoDB Streams in process, for boto3 and everything built on botocore (aiobotocore's
+    clients included: the answer is awaited where botocore reads it).
 
     Use it as ``with mock_dynamodb():``, as ``@mock_dynamodb`` / ``@mock_dynamodb(...)`` on a test function
     (sync or async) or class, or ``m = mock_dynamodb(); m.start(); ...; m.stop()``. Each activation starts
