@@ -1,0 +1,192 @@
+"""Reading items: AttributeValue items and decoded items back to result dicts (attribute names -> field names,
+packed attributes unpacked, dates -> ``datetime``, binary -> ``bytes``, hidden fields left out).
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from .expression import Expression
+from .spec import MISSING, FieldSpec
+from .unique import UNIQUE_MODEL
+from .values import read_date
+
+
+class ReadPath:
+    """How a Model maps the items it gets back to results."""
+
+    def _fast_read_ok(self, p: Mapping[str, Any]) -> bool:
+        return (
+            self._plan is not None
+            and bool(p.get("parse"))
+            and p.get("hidden") is None
+            and not self.table.hidden
+            and not p.get("fields")
+            and p.get("follow") is not True
+            and p.get("decrypt") is not False
+            and p.get("transform") is None
+            and p.get("generic") is None
+            and self.table.transform is None
+        )
+
+    def _read_fast(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        decode = self.table.decoder.decode
+        rec: dict[str, Any] = {}
+        get = raw.get
+        for name, att, kind, default, ttl in self._plan:  # type: ignore[union-attr]
+            av = get(att)
+            if av is None:
+                if default is not MISSING:
+                    rec[name] = _fresh(default)
+                continue
+            value = av["S"] if "S" in av else decode(av)
+            rec[name] = _read_stored(value, kind, ttl) if kind else value
+        return rec
+
+    def _read_written(self, rec: Mapping[str, Any]) -> dict[str, Any]:
+        """The result of a put: the written properties (stored forms, by field name) read back."""
+        out: dict[str, Any] = {}
+        get = rec.get
+        for name, _att, kind, default, ttl in self._plan:  # type: ignore[union-attr]
+            value = get(name, MISSING)
+            if value is MISSING:
+                if default is not MISSING:
+                    out[name] = _fresh(default)
+                continue
+            out[name] = _read_stored(value, kind, ttl) if kind else value
+        return out
+
+    def _read_raw_items(self, op: str, raws: list[dict[str, Any]], p: Mapping[str, Any]) -> list[Any]:
+        """AttributeValue items -> result dicts, each through the model its type attribute names."""
+        type_field = self.type_field
+        table = self.table
+        out = []
+        for raw in raws:
+            tag = raw.get(type_field)
+            kind = tag.get("S") if tag else None
+            if kind is None or kind == self.name:
+                model = self
+            elif kind == UNIQUE_MODEL:
+                continue
+            else:
+                model = table.model_for(kind) or self
+            if model._plan is not None:
+                out.append(model._read_fast(raw))
+            else:
+                out.append(model._transform_read(op, table.decoder.decode_item(raw), {}, p))
+        return out
+
+    def _parse_response(self, op: str, expr: Expression | None, items: list[dict[str, Any]]) -> list[Any]:
+        p = expr.params if expr is not None else {}
+        properties = expr.properties if expr is not None else {}
+        if op == "put":
+            if self._fast_read_ok(p):
+                return [self._read_written(properties)]
+            return [self._transform_read(op, properties, properties, p)]
+        table = self.table
+        type_field = self.type_field
+        out = []
+        for item in items:
+            kind = item.get(type_field)
+            if kind == UNIQUE_MODEL:
+                continue
+            model = table.model_for(kind) if kind is not None and kind != self.name else self
+            out.append((model or self)._transform_read(op, item, properties, p))
+        return out
+
+    def _transform_read(self, op: str, raw: Any, properties: Mapping, p: Mapping) -> Any:
+        if not raw:
+            return raw
+        rec = self._read_block(op, raw, properties, p, self.fields, True)
+        transform = self.table.transform
+        if transform is not None:
+            rec = transform(self, "read", rec, properties, p, raw)
+        return rec
+
+    def _read_block(
+        self, op: str, raw: Mapping, properties: Any, p: Mapping, fields: dict[str, FieldSpec], top: bool
+    ) -> dict[str, Any]:
+        rec: dict[str, Any] = {}
+        hidden = p.get("hidden")
+        show_hidden = p.get("follow") is True or hidden is True or (hidden is None and self.table.hidden)
+        wanted = p.get("fields")
+        decrypt = p.get("decrypt") is not False
+        transform = p.get("transform")
+        put = op == "put"
+        get = raw.get
+        for name, field in fields.items():
+            if field.hidden and not show_hidden:
+                continue
+            attribute = field.attribute
+            if put:
+                value = get(name, MISSING)
+            else:
+                value = get(attribute[0], MISSING)
+                if len(attribute) > 1:
+                    value = value.get(attribute[1], MISSING) if isinstance(value, dict) else MISSING
+            if value is MISSING and field.encode:
+                att, sep, position = field.encode
+                parts = str(get(att) or "").split(sep)
+                value = parts[position] if position < len(parts) else MISSING
+            if field.crypt and decrypt and value is not MISSING:
+                value = self.table.crypto.decrypt(value)
+            if value is MISSING:
+                if field.default is not MISSING and (not wanted or name in wanted):
+                    rec[name] = field.default_value()
+                continue
+            if field.fields is not None and value is not None and isinstance(value, (dict, list)):
+                sub = properties.get(name) if isinstance(properties, Mapping) else None
+                if field.is_array and isinstance(value, list):
+                    rec[name] = [
+                        self._read_block(op, item, {}, p, field.fields, False)
+                        if isinstance(item, Mapping)
+                        else item
+                        for item in value
+                    ]
+                elif isinstance(value, Mapping):
+                    rec[name] = self._read_block(op, value, sub or {}, p, field.fields, False)
+                else:
+                    rec[name] = value
+                continue
+            if callable(transform):
+                rec[name] = transform(self, "read", name, value, properties)
+                continue
+            kind = field.type
+            if kind == "date":
+                rec[name] = read_date(value, field.ttl)
+            elif kind == "binary" and isinstance(value, str):
+                try:
+                    rec[name] = base64.b64decode(value)
+                except ValueError:
+                    rec[name] = value
+            else:
+                rec[name] = value
+        if top:
+            generic = p.get("generic") if p.get("generic") is not None else self.spec.generic
+            if generic:
+                for name, value in raw.items():
+                    if name not in rec:
+                        rec[name] = value
+            elif hidden is True and self.type_field not in rec:
+                rec[self.type_field] = self.name
+        return rec
+
+
+def _fresh(default: Any) -> Any:
+    """A field's default as a result value: a copy when it is a container the caller could change."""
+    return copy.deepcopy(default) if type(default) in (dict, list, set) else default
+
+
+def _read_stored(value: Any, kind: int, ttl: Any) -> Any:
+    """A stored value of a date field (``kind`` 1) or a binary field kept as base64 text, as the caller gets it."""
+    if kind == 1:
+        return read_date(value, ttl)
+    if isinstance(value, str):
+        try:
+            return base64.b64decode(value)
+        except ValueError:
+            pass
+    return value
