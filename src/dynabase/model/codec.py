@@ -53,18 +53,24 @@ class Decoder:
         ]
         self.number = number
 
+        auto = numbers != "decimal"
+
         def decode(av: AttributeValue) -> Any:
-            # membership tests beat iterating the one-key dict; strings (the commonest) first
+            # membership tests beat iterating the one-key dict; the commonest types first, integers inline
             if "S" in av:
                 return av["S"]
             if "N" in av:
-                return number(av["N"])
-            if "M" in av:
-                return {k: (v["S"] if "S" in v else decode(v)) for k, v in av["M"].items()}
-            if "L" in av:
-                return [(v["S"] if "S" in v else decode(v)) for v in av["L"]]
+                text = av["N"]
+                return int(text) if auto and text.isdecimal() else number(text)
             if "BOOL" in av:
                 return av["BOOL"]
+            if "M" in av:
+                out = {}
+                for k, v in av["M"].items():
+                    out[k] = v["S"] if "S" in v else decode(v)
+                return out
+            if "L" in av:
+                return [(v["S"] if "S" in v else decode(v)) for v in av["L"]]
             if "NULL" in av:
                 return None
             if "B" in av:

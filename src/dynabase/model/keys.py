@@ -6,9 +6,62 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
+from ..clock import DELETED_ATTR
+from .codec import encode
+
+#: params a get by key takes without the general pipeline
+GET_PARAMS = frozenset(("consistent",))
+#: what :meth:`KeyPath._get_by_key` returns when the call needs the general path
+GENERAL: Any = object()
+
 
 class KeyPath:
     """The direct key building of a Model."""
+
+    def _compile_keys(self) -> None:
+        """The primary key fields, when every one is a plain string or number field (its template, if any, over
+        untemplated fields): ``get`` then builds the key without the general pipeline."""
+        keys = []
+        templated = {name for name, f in self.fields.items() if f.value}
+        for att in (self.primary.hash, self.primary.sort):
+            if att is None:
+                continue
+            field = next((f for f in self.fields.values() if f.attribute == (att,)), None)
+            if (
+                field is None
+                or field.crypt
+                or field.encode
+                or field.value is True
+                or field.type not in ("string", "number")
+                or (field.template is not None and any(root in templated for root in field.template.roots))
+            ):
+                self._key_fields = None
+                return
+            keys.append((field, att))
+        self._key_fields = keys if not self.spec.generic else None
+
+    def _get_by_key(self, properties: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
+        """``get`` by the primary key built from ``properties``: the item read through the compiled reader, None
+        when there is none, or :data:`GENERAL` when the call needs the general path."""
+        table = self.table
+        if table.context or table.transform is not None or table.hidden:
+            return GENERAL
+        key = self._fast_key(properties)
+        if key is None:
+            return GENERAL
+        cmd = {
+            "TableName": table.name,
+            "Key": {att: {"S": value} if type(value) is str else encode(value) for att, value in key.items()},
+            "ConsistentRead": bool(params.get("consistent")),
+        }
+        raw = table.execute(self.name, "get", "get_item", cmd, params).get("Item")
+        if not raw or DELETED_ATTR in raw:  # none, or a sync tombstone
+            return None
+        tag = raw.get(self.type_field)
+        if self._reader is not None and (tag is None or tag.get("S") == self.name):
+            return self._reader(raw)
+        items = self._read_raw_items("get", [raw], {"parse": True})
+        return items[0] if items else None
 
     def _fast_key(self, properties: Mapping[str, Any]) -> dict[str, Any] | None:
         key: dict[str, Any] = {}

@@ -24,22 +24,21 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from ..clock import DELETED_ATTR
 from .blocks import Block, ModelSpec
-from .codec import encode
+from .compiled import FIND_PARAMS, WRITE_PARAMS, CompiledPaths
 from .errors import (
     NonUniqueError,
     OneTableArgError,
     ValidationError,
 )
 from .expression import Expression
-from .keys import KeyPath
+from .keys import GENERAL, GET_PARAMS, KeyPath
 from .prepare import PreparePath
 from .read import ReadPath
 from .request import RequestPath
 from .spec import MISSING, IndexSpec
 from .unique import UNIQUE_MODEL, UniqueFields
-from .values import write_date
+from .values import clone, write_date
 from .write import WritePath
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -64,16 +63,7 @@ def normalize_params(params: Mapping[str, Any], overrides: Mapping[str, Any] | N
     return out
 
 
-def clone(value: Any) -> Any:
-    """Copy plain containers (dicts, lists) deeply; leave other values shared (OneTable's ``assign``)."""
-    if type(value) is dict:
-        return {k: clone(v) for k, v in value.items()}
-    if type(value) is list:
-        return [clone(v) for v in value]
-    return value
-
-
-class Model(UniqueFields, PreparePath, WritePath, ReadPath, RequestPath, KeyPath):
+class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, RequestPath, KeyPath):
     """An entity model bound to a :class:`~dynabase.model.Table`.  Get one with ``table.model("Name")``."""
 
     def __init__(self, table: Table, spec: ModelSpec) -> None:
@@ -88,47 +78,9 @@ class Model(UniqueFields, PreparePath, WritePath, ReadPath, RequestPath, KeyPath
         self.timestamps = spec.timestamps
         self.block: Block = spec.block
         self.fields = spec.block.fields
-        self._compile_fast_paths()
-
-    def _compile_fast_paths(self) -> None:
-        """Precompute the read plan (AttributeValue item -> result dict in one pass) and the direct key
-        building used by ``get``; models with fields these cannot handle keep the general path."""
-        self._plan: list[tuple] | None = None
-        if not self.spec.generic and not any(
-            f.crypt or f.encode or f.fields is not None or len(f.attribute) > 1 for f in self.fields.values()
-        ):
-            self._plan = [
-                (
-                    name,
-                    f.attribute[0],
-                    1 if f.type == "date" else 2 if f.type == "binary" else 0,
-                    f.default,
-                    f.ttl,
-                )
-                for name, f in self.fields.items()
-                if not f.hidden
-            ]
-        keys = []
-        ok = True
-        templated = {name for name, f in self.fields.items() if f.value}
-        for att in (self.primary.hash, self.primary.sort):
-            if att is None:
-                continue
-            field = next((f for f in self.fields.values() if f.attribute == (att,)), None)
-            if (
-                field is None
-                or field.crypt
-                or field.encode
-                or field.value is True
-                or field.type not in ("string", "number")
-            ):
-                ok = False
-                break
-            if field.template is not None and any(root in templated for root in field.template.roots):
-                ok = False
-                break
-            keys.append((field, att))
-        self._key_fields = keys if ok and not self.spec.generic else None
+        self._compile_readers()
+        self._compile_keys()
+        self._compile_requests()
 
     def __repr__(self) -> str:
         return f"<Model {self.name} of table {self.table.name!r}>"
@@ -139,6 +91,10 @@ class Model(UniqueFields, PreparePath, WritePath, ReadPath, RequestPath, KeyPath
         Unique fields are guarded by ``_unique#`` sentinel items written in the same transaction.
         Returns the item as written (hidden fields left out).
         """
+        if type(properties) is dict and params.keys() <= WRITE_PARAMS and self._compiled_ok():
+            built = self._build_put(properties, params)
+            if built is not None:
+                return self._run("put", built)
         properties, p = self._check(properties, params, {"parse": True, "high": True, "exists": False})
         if self.spec.has_unique:
             return self._create_unique(properties, p)
@@ -147,30 +103,10 @@ class Model(UniqueFields, PreparePath, WritePath, ReadPath, RequestPath, KeyPath
     def get(self, properties: Mapping[str, Any], **params: Any) -> Any:
         """Get one item by its key; with a partial key or ``index=``, a query that must match at most one item
         (``NonUniqueError`` otherwise).  Returns the item dict or ``None``."""
-        table = self.table
-        if (
-            self._key_fields is not None
-            and (not params or (len(params) == 1 and "consistent" in params))
-            and not table.context
-            and type(properties) is dict
-            and table.transform is None
-            and not table.hidden
-        ):
-            key = self._fast_key(properties)
-            if key is not None:
-                cmd = {
-                    "TableName": table.name,
-                    "Key": {att: encode(value) for att, value in key.items()},
-                    "ConsistentRead": bool(params.get("consistent")),
-                }
-                raw = table.execute(self.name, "get", "get_item", cmd, params).get("Item")
-                if not raw or DELETED_ATTR in raw:  # none, or a sync tombstone
-                    return None
-                tag = raw.get(self.type_field)
-                if self._plan is not None and (tag is None or tag.get("S") == self.name):
-                    return self._read_fast(raw)
-                items = self._read_raw_items("get", [raw], {"parse": True})
-                return items[0] if items else None
+        if type(properties) is dict and params.keys() <= GET_PARAMS and self._key_fields is not None:
+            found = self._get_by_key(properties, params)
+            if found is not GENERAL:
+                return found
         properties, p = self._check(properties, params, {"parse": True, "high": True})
         properties = self._prepare("get", properties, p)
         if p.get("fallback"):
@@ -191,6 +127,10 @@ class Model(UniqueFields, PreparePath, WritePath, ReadPath, RequestPath, KeyPath
         """Query: the hash key (or its template's inputs) is required; the sort key may be a value or an operator
         dict (``{"begins": "x"}``, ``{"between": [a, b]}``, ``{"<": v}``, ...); other properties filter.
         Returns a :class:`~dynabase.model.Page` (``.next`` / ``.prev`` cursors, ``.count``)."""
+        if type(properties) is dict and params.keys() <= FIND_PARAMS and self._compiled_ok():
+            built = self._build_find(properties, params)
+            if built is not None:
+                return self._run("find", built)
         properties, p = self._check(properties or {}, params, {"parse": True, "high": True})
         return self._query_items(properties, p)
 
@@ -207,6 +147,10 @@ class Model(UniqueFields, PreparePath, WritePath, ReadPath, RequestPath, KeyPath
         nested schemas are updated field by field (``partial``).  Returns the item after the update
         (``ALL_NEW``) unless ``return_=`` says otherwise.
         """
+        if type(properties) is dict and params.keys() <= WRITE_PARAMS and self._compiled_ok():
+            built = self._build_update(properties, params)
+            if built is not None:
+                return self._run("update", built)
         properties, p = self._check(properties, params, {"exists": True, "parse": True, "high": True})
         removing = p.get("remove") or []
         if isinstance(removing, str):

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import base64
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from decimal import Decimal
 from typing import Any
 
+from .codec import Decoder
 from .expression import Expression
 from .spec import MISSING, FieldSpec
 from .unique import UNIQUE_MODEL
@@ -18,9 +20,21 @@ from .values import read_date
 class ReadPath:
     """How a Model maps the items it gets back to results."""
 
+    def _compile_readers(self) -> None:
+        """The model's compiled read plan (see :func:`compile_readers`), or None for the general path."""
+        self._reader: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+        self._read_written: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+        fields = self.fields
+        if self.spec.generic or any(
+            f.crypt or f.encode or f.fields is not None or len(f.attribute) > 1 for f in fields.values()
+        ):
+            return
+        plan = [f for f in fields.values() if not f.hidden]
+        self._reader, self._read_written = compile_readers(plan, self.table.decoder)
+
     def _fast_read_ok(self, p: Mapping[str, Any]) -> bool:
         return (
-            self._plan is not None
+            self._reader is not None
             and bool(p.get("parse"))
             and p.get("hidden") is None
             and not self.table.hidden
@@ -31,33 +45,6 @@ class ReadPath:
             and p.get("generic") is None
             and self.table.transform is None
         )
-
-    def _read_fast(self, raw: Mapping[str, Any]) -> dict[str, Any]:
-        decode = self.table.decoder.decode
-        rec: dict[str, Any] = {}
-        get = raw.get
-        for name, att, kind, default, ttl in self._plan:  # type: ignore[union-attr]
-            av = get(att)
-            if av is None:
-                if default is not MISSING:
-                    rec[name] = _fresh(default)
-                continue
-            value = av["S"] if "S" in av else decode(av)
-            rec[name] = _read_stored(value, kind, ttl) if kind else value
-        return rec
-
-    def _read_written(self, rec: Mapping[str, Any]) -> dict[str, Any]:
-        """The result of a put: the written properties (stored forms, by field name) read back."""
-        out: dict[str, Any] = {}
-        get = rec.get
-        for name, _att, kind, default, ttl in self._plan:  # type: ignore[union-attr]
-            value = get(name, MISSING)
-            if value is MISSING:
-                if default is not MISSING:
-                    out[name] = _fresh(default)
-                continue
-            out[name] = _read_stored(value, kind, ttl) if kind else value
-        return out
 
     def _read_raw_items(self, op: str, raws: list[dict[str, Any]], p: Mapping[str, Any]) -> list[Any]:
         """AttributeValue items -> result dicts, each through the model its type attribute names."""
@@ -73,8 +60,9 @@ class ReadPath:
                 continue
             else:
                 model = table.model_for(kind) or self
-            if model._plan is not None:
-                out.append(model._read_fast(raw))
+            reader = model._reader
+            if reader is not None:
+                out.append(reader(raw))
             else:
                 out.append(model._transform_read(op, table.decoder.decode_item(raw), {}, p))
         return out
@@ -84,7 +72,7 @@ class ReadPath:
         properties = expr.properties if expr is not None else {}
         if op == "put":
             if self._fast_read_ok(p):
-                return [self._read_written(properties)]
+                return [self._read_written(properties)]  # type: ignore[misc]
             return [self._transform_read(op, properties, properties, p)]
         table = self.table
         type_field = self.type_field
@@ -173,6 +161,56 @@ class ReadPath:
             elif hidden is True and self.type_field not in rec:
                 rec[self.type_field] = self.name
         return rec
+
+
+def compile_readers(
+    plan: list[FieldSpec], decoder: Decoder
+) -> tuple[Callable[[Mapping[str, Any]], dict[str, Any]], Callable[[Mapping[str, Any]], dict[str, Any]]]:
+    """Two functions generated for the fields of ``plan`` (in order): an AttributeValue item -> result dict, and
+    a written record (stored forms by field name) -> result dict.  Straight-line code, one statement per field
+    with its attribute name, type test and default inlined: no loop, no lookups of the schema per call."""
+    auto = decoder.number is not Decimal
+    item = ["def read_item(raw):", "    rec = {}", "    get = raw.get"]
+    written = ["def read_written(raw):", "    rec = {}", "    get = raw.get"]
+    for i, field in enumerate(plan):
+        name, kind = repr(field.name), 1 if field.type == "date" else 2 if field.type == "binary" else 0
+        item += [f"    av = get({field.attribute[0]!r})", "    if av is not None:"]
+        if kind:
+            item.append(
+                f'        rec[{name}] = read_stored(av["S"] if "S" in av else decode(av), {kind}, PLAN[{i}].ttl)'
+            )
+        elif field.type == "string":
+            item.append(f'        rec[{name}] = av["S"] if "S" in av else decode(av)')
+        elif field.type == "boolean":
+            item.append(f'        rec[{name}] = av["BOOL"] if "BOOL" in av else decode(av)')
+        elif field.type == "number" and auto:
+            item.append('        text = av.get("N")')
+            item.append(
+                f"        rec[{name}] = decode(av) if text is None else int(text) if text.isdecimal() else number(text)"
+            )
+        elif field.type == "number":
+            item.append(f'        rec[{name}] = number(av["N"]) if "N" in av else decode(av)')
+        else:
+            item.append(f"        rec[{name}] = decode(av)")
+        written += [f"    value = get({name}, MISSING)", "    if value is not MISSING:"]
+        written.append(
+            f"        rec[{name}] = read_stored(value, {kind}, PLAN[{i}].ttl)"
+            if kind
+            else f"        rec[{name}] = value"
+        )
+        if field.default is not MISSING:
+            for lines in (item, written):
+                lines += ["    else:", f"        rec[{name}] = fresh(PLAN[{i}].default)"]
+    namespace = {
+        "MISSING": MISSING,
+        "PLAN": plan,
+        "decode": decoder.decode,
+        "number": decoder.number,
+        "read_stored": _read_stored,
+        "fresh": _fresh,
+    }
+    exec("\n".join([*item, "    return rec", "", *written, "    return rec"]), namespace)  # noqa: S102
+    return namespace["read_item"], namespace["read_written"]
 
 
 def _fresh(default: Any) -> Any:
