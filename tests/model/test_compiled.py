@@ -216,6 +216,18 @@ def test_find_and_get_requests_and_results_match(pair: Any) -> None:
     assert tables[0].model("Thing")._build_find(queries[0][1], {}) is not None
 
 
+def test_a_page_with_items_of_other_models_reads_each_through_its_model(pair: Any) -> None:
+    _, tables = pair
+    for table in tables:
+        table.model("Thing").create(THINGS[0])
+        table.model("Simple").create({"pk": "thing#g1", "sk": "thing#zz", "name": "other", "n": 2})
+        table.model("Thing").create(THINGS[1])
+    fast, general = _both(tables, "Thing", "find", {"pk": "thing#g1"})
+    assert fast == general
+    assert tables[0].model("Thing")._build_find({"pk": "thing#g1"}, {}) is not None
+    assert [item.get("name") for item in fast] == [None, None, "other"]
+
+
 def test_compiled_reader_matches_the_general_reader(pair: Any) -> None:
     _, tables = pair
     fast_model = tables[0].model("Thing")

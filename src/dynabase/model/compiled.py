@@ -33,7 +33,11 @@ WRITE_PARAMS = frozenset(("execute", "log", "throw"))
 #: params a compiled find takes
 FIND_PARAMS = frozenset(("execute", "log", "throw", "consistent", "limit", "reverse"))
 #: the Python types each field type stores as they are (others go through the field's conversion)
-_STORED_AS: dict[str, tuple[type, ...]] = {"string": (str,), "number": (int, Decimal), "boolean": (bool,)}
+_STORED_AS: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "number": (int, Decimal, float),
+    "boolean": (bool,),
+}
 _FIND_VALUES = (str, int, Decimal, bool, float)
 _EMPTIES = (set, frozenset, list, tuple)
 _NO_PARAMS: dict[str, Any] = {}
@@ -162,7 +166,11 @@ class CompiledPaths:
                     return False
                 if f.enum is not None and value not in f.enum:
                     return False
-        return not put or all(f.name in props for f in self._required)
+        if put:
+            for f in self._required:
+                if f.name not in props:
+                    return False
+        return True
 
     def _stored(self, op: str, props: dict[str, Any]) -> dict[str, Any]:
         """The record: the model's fields in order, in their stored forms."""

@@ -37,7 +37,13 @@ class KeyPath:
             ):
                 self._key_fields = None
                 return
-            keys.append((field, att))
+            render = field.template.renderer if field.template is not None else None
+            keys.append((field.name, att, render, field.iso_dates, field.type == "string"))
+        self._key_reads_type = any(
+            self.type_field in field.template.roots
+            for field in self.fields.values()
+            if field.template is not None
+        )
         self._key_fields = keys if not self.spec.generic else None
 
     def _get_by_key(self, properties: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
@@ -51,7 +57,7 @@ class KeyPath:
             return GENERAL
         cmd = {
             "TableName": table.name,
-            "Key": {att: {"S": value} if type(value) is str else encode(value) for att, value in key.items()},
+            "Key": key,
             "ConsistentRead": bool(params.get("consistent")),
         }
         raw = table.execute(self.name, "get", "get_item", cmd, params).get("Item")
@@ -64,25 +70,25 @@ class KeyPath:
         return items[0] if items else None
 
     def _fast_key(self, properties: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The primary key (attribute -> AttributeValue), or None when the general path must build it."""
         key: dict[str, Any] = {}
         values = None
-        for field, att in self._key_fields:  # type: ignore[union-attr]
-            value = properties.get(field.name)
-            if value is None and field.template is not None:
+        for name, att, render, iso_dates, string in self._key_fields:  # type: ignore[union-attr]
+            value = properties.get(name)
+            if value is None and render is not None:
                 if values is None:
-                    values = dict(properties)
-                    values[self.type_field] = self.name
+                    values = properties
+                    if self._key_reads_type:
+                        values = {**properties, self.type_field: self.name}
                 try:
-                    value = field.template.render(values, iso_dates=field.iso_dates)
+                    value = render(values, iso_dates)
                 except ValueError:
                     return None
-            if value is None:
-                return None
             kind = type(value)
-            if field.type == "string":
-                if kind is not str:
-                    return None
-            elif kind not in (int, Decimal, float):
+            if kind is str and string:
+                key[att] = {"S": value}
+            elif (kind is int or kind is Decimal or kind is float) and not string:
+                key[att] = encode(value)
+            else:
                 return None
-            key[att] = value
         return key

@@ -24,13 +24,16 @@ class ReadPath:
         """The model's compiled read plan (see :func:`compile_readers`), or None for the general path."""
         self._reader: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
         self._read_written: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+        self._read_items: Callable[..., list[dict[str, Any]]] | None = None
         fields = self.fields
         if self.spec.generic or any(
             f.crypt or f.encode or f.fields is not None or len(f.attribute) > 1 for f in fields.values()
         ):
             return
         plan = [f for f in fields.values() if not f.hidden]
-        self._reader, self._read_written = compile_readers(plan, self.table.decoder)
+        self._reader, self._read_written, self._read_items = compile_readers(
+            plan, self.table.decoder, self.type_field, self.name
+        )
 
     def _fast_read_ok(self, p: Mapping[str, Any]) -> bool:
         return (
@@ -48,24 +51,28 @@ class ReadPath:
 
     def _read_raw_items(self, op: str, raws: list[dict[str, Any]], p: Mapping[str, Any]) -> list[Any]:
         """AttributeValue items -> result dicts, each through the model its type attribute names."""
-        type_field = self.type_field
-        table = self.table
-        out = []
+        if self._read_items is not None:
+            return self._read_items(raws, lambda raw, out: self._read_other(op, raw, p, out))
+        out: list[Any] = []
         for raw in raws:
-            tag = raw.get(type_field)
-            kind = tag.get("S") if tag else None
-            if kind is None or kind == self.name:
-                model = self
-            elif kind == UNIQUE_MODEL:
-                continue
-            else:
-                model = table.model_for(kind) or self
-            reader = model._reader
-            if reader is not None:
-                out.append(reader(raw))
-            else:
-                out.append(model._transform_read(op, table.decoder.decode_item(raw), {}, p))
+            self._read_other(op, raw, p, out)
         return out
+
+    def _read_other(self, op: str, raw: dict[str, Any], p: Mapping[str, Any], out: list[Any]) -> None:
+        """Append the result for ``raw``, read by the model its type attribute names (none for a sentinel)."""
+        tag = raw.get(self.type_field)
+        kind = tag.get("S") if tag else None
+        if kind is None or kind == self.name:
+            model = self
+        elif kind == UNIQUE_MODEL:
+            return
+        else:
+            model = self.table.model_for(kind) or self
+        reader = model._reader
+        if reader is not None:
+            out.append(reader(raw))
+        else:
+            out.append(model._transform_read(op, self.table.decoder.decode_item(raw), {}, p))
 
     def _parse_response(self, op: str, expr: Expression | None, items: list[dict[str, Any]]) -> list[Any]:
         p = expr.params if expr is not None else {}
@@ -164,11 +171,13 @@ class ReadPath:
 
 
 def compile_readers(
-    plan: list[FieldSpec], decoder: Decoder
-) -> tuple[Callable[[Mapping[str, Any]], dict[str, Any]], Callable[[Mapping[str, Any]], dict[str, Any]]]:
-    """Two functions generated for the fields of ``plan`` (in order): an AttributeValue item -> result dict, and
-    a written record (stored forms by field name) -> result dict.  Straight-line code, one statement per field
-    with its attribute name, type test and default inlined: no loop, no lookups of the schema per call."""
+    plan: list[FieldSpec], decoder: Decoder, type_field: str, model: str
+) -> tuple[Any, Any, Any]:
+    """Functions generated for the fields of ``plan`` (in order): ``read_item`` (an AttributeValue item -> result
+    dict), ``read_written`` (a written record: stored forms by field name -> result dict) and ``read_items(raws,
+    other)`` (a page: ``read_item`` inlined for the items of ``model``, ``other(raw, out)`` for the rest).
+    Straight-line code, one statement per field with its attribute name, type test and default inlined: no
+    loop over fields, no lookups of the schema per call."""
     auto = decoder.number is not Decimal
     item = ["def read_item(raw):", "    rec = {}", "    get = raw.get"]
     written = ["def read_written(raw):", "    rec = {}", "    get = raw.get"]
@@ -183,13 +192,43 @@ def compile_readers(
             item.append(f'        rec[{name}] = av["S"] if "S" in av else decode(av)')
         elif field.type == "boolean":
             item.append(f'        rec[{name}] = av["BOOL"] if "BOOL" in av else decode(av)')
-        elif field.type == "number" and auto:
-            item.append('        text = av.get("N")')
-            item.append(
-                f"        rec[{name}] = decode(av) if text is None else int(text) if text.isdecimal() else number(text)"
-            )
         elif field.type == "number":
-            item.append(f'        rec[{name}] = number(av["N"]) if "N" in av else decode(av)')
+            item += [
+                '        text = av.get("N")',
+                "        if text is None:",
+                f"            rec[{name}] = decode(av)",
+                *(["        elif text.isdecimal():", f"            rec[{name}] = int(text)"] if auto else []),
+                "        else:",
+                f"            rec[{name}] = number(text)",
+            ]
+        elif field.type == "object":
+            item += [
+                '        values = av.get("M")',
+                "        if values is None:",
+                f"            rec[{name}] = decode(av)",
+                "        else:",
+                "            out = {}",
+                "            for k, v in values.items():",
+                '                if "S" in v:',
+                '                    out[k] = v["S"]',
+                *(
+                    [
+                        '                elif "N" in v and v["N"].isdecimal():',
+                        '                    out[k] = int(v["N"])',
+                    ]
+                    if auto
+                    else []
+                ),
+                "                else:",
+                "                    out[k] = decode(v)",
+                f"            rec[{name}] = out",
+            ]
+        elif field.type == "array":
+            item += [
+                '        values = av.get("L")',
+                f"        rec[{name}] = decode(av) if values is None else "
+                '[v["S"] if "S" in v else decode(v) for v in values]',
+            ]
         else:
             item.append(f"        rec[{name}] = decode(av)")
         written += [f"    value = get({name}, MISSING)", "    if value is not MISSING:"]
@@ -209,8 +248,22 @@ def compile_readers(
         "read_stored": _read_stored,
         "fresh": _fresh,
     }
-    exec("\n".join([*item, "    return rec", "", *written, "    return rec"]), namespace)  # noqa: S102
-    return namespace["read_item"], namespace["read_written"]
+    page = [
+        "def read_items(raws, other):",
+        "    page = []",
+        "    append = page.append",
+        "    for raw in raws:",
+        f"        tag = raw.get({type_field!r})",
+        f'        if tag is not None and tag.get("S") != {model!r}:',
+        "            other(raw, page)",
+        "            continue",
+        *("    " + line for line in item[1:]),
+        "        append(rec)",
+        "    return page",
+    ]
+    source = [*item, "    return rec", "", *written, "    return rec", "", *page]
+    exec("\n".join(source), namespace)  # noqa: S102
+    return namespace["read_item"], namespace["read_written"], namespace["read_items"]
 
 
 def _fresh(default: Any) -> Any:
