@@ -29,9 +29,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .spec import IndexSpec
 
 #: params a compiled create / update takes (they only steer how the request runs)
-WRITE_PARAMS = frozenset(("execute", "log", "throw"))
+WRITE_PARAMS = frozenset(("execute", "log", "throw", "client"))
 #: params a compiled find takes
-FIND_PARAMS = frozenset(("execute", "log", "throw", "consistent", "limit", "reverse"))
+FIND_PARAMS = frozenset(("execute", "log", "throw", "client", "consistent", "limit", "reverse"))
 #: the Python types each field type stores as they are (others go through the field's conversion)
 _STORED_AS: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -40,6 +40,7 @@ _STORED_AS: dict[str, tuple[type, ...]] = {
 }
 _FIND_VALUES = (str, int, Decimal, bool, float)
 _EMPTIES = (set, frozenset, list, tuple)
+_CONTAINERS = (dict, list)
 _NO_PARAMS: dict[str, Any] = {}
 
 
@@ -122,7 +123,7 @@ class CompiledPaths:
     def _fill(self, op: str, properties: Mapping[str, Any], templates: list[FieldSpec]) -> dict | None:
         """Properties copied, with timestamps, type, defaults (put) and value templates; None when the general
         path must run (a template that fails, a None or an empty collection to drop)."""
-        props = {k: clone(v) for k, v in properties.items()}
+        props = {k: clone(v) if type(v) in _CONTAINERS else v for k, v in properties.items()}
         stamps = self.timestamps
         if stamps and op != "find":
             now = datetime.now(timezone.utc)
@@ -193,7 +194,11 @@ class CompiledPaths:
         if rec.get(self._hash_name) is None:
             return None
         try:
-            item = {att: encode(rec[name]) for name, att, _f, _s in self._order if name in rec}
+            item = {}
+            for name, att, _f, _s in self._order:
+                if name in rec:
+                    value = rec[name]
+                    item[att] = {"S": value} if type(value) is str else encode(value)
         except (TypeError, ValueError):
             return None
         cmd = {
