@@ -41,6 +41,7 @@ _STORED_AS: dict[str, tuple[type, ...]] = {
 _FIND_VALUES = (str, int, Decimal, bool, float)
 _EMPTIES = (set, frozenset, list, tuple)
 _CONTAINERS = (dict, list)
+_NESTED = {"object": dict, "array": list}
 _NO_PARAMS: dict[str, Any] = {}
 
 
@@ -96,6 +97,8 @@ class CompiledPaths:
             f for f in fields.values() if not f.value and (f.default is not MISSING or f.generate)
         ]
         self._templates = [f for f in self.block.deps if f.fields is None and f.value]
+        if any(not hasattr(f.template, "renderer") for f in self._templates):
+            return
         self._find_templates = [
             f for f in self._templates if not (f.is_indexed and f.attribute[0] not in primary.keys)
         ]
@@ -144,7 +147,7 @@ class CompiledPaths:
         for f in templates:
             if f.name not in props:
                 try:
-                    value = f.template.render(props, iso_dates=f.iso_dates)
+                    value = f.template.renderer(props, f.iso_dates)
                     if value is None and op == "find" and f.attribute[0] == sort:
                         prefix = f.template.prefix(props, iso_dates=f.iso_dates)
                         value = {"begins": prefix} if prefix else None
@@ -181,7 +184,12 @@ class CompiledPaths:
         for name, _att, f, stored in self._order:
             if name in props and name != type_field:
                 value = props[name]
-                if type(value) not in stored and not (op == "find" and type(value) is dict):
+                kind = type(value)
+                if kind in stored:
+                    pass
+                elif kind is _NESTED.get(f.type):  # a copy already (_fill): only its dates to convert
+                    value = self._nested_write(f, value)
+                elif not (op == "find" and kind is dict):
                     value = write(op, "", f, value, props, _NO_PARAMS)
                 rec[name] = value
         return rec

@@ -17,6 +17,8 @@ from .errors import (
 from .spec import FieldSpec
 from .values import js_str, write_date
 
+#: values _nested_write leaves as they are without a closer look
+_SCALARS = frozenset((str, int, float, bool, Decimal, type(None)))
 _FALSE_STRINGS = frozenset(("false", "null", "undefined"))
 
 
@@ -150,12 +152,16 @@ class WritePath:
         """Dates inside plain objects/arrays in the table's date format (OneTable's transformNestedWriteFields)."""
         if isinstance(value, dict):
             for key, item in value.items():
+                if type(item) in _SCALARS:
+                    continue
                 if isinstance(item, (datetime, date)):
                     value[key] = write_date(item, field.iso_dates)
                 elif isinstance(item, (dict, list)):
                     value[key] = self._nested_write(field, item)
         elif isinstance(value, list):
             for i, item in enumerate(value):
+                if type(item) in _SCALARS:
+                    continue
                 if isinstance(item, (datetime, date)):
                     value[i] = write_date(item, field.iso_dates)
                 elif isinstance(item, (dict, list)):
