@@ -1,4 +1,6 @@
-"""Key plans: a model's primary key built straight from properties when its key fields allow (used by ``get``)."""
+"""Key templates: value templates run in dependency order (an unresolved sort key of a query becomes a
+``begins_with`` on its resolved prefix), and the compiled key plan: a model's primary key built straight from
+properties when its key fields allow (``get``)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,10 @@ from decimal import Decimal
 from typing import Any
 
 from ..clock import DELETED_ATTR
+from ..schema.template import lookup
 from .codec import encode
+from .errors import OneTableArgError, ValidationError
+from .spec import FieldSpec, IndexSpec, make_template
 
 #: params a get by key takes without the general pipeline
 GET_PARAMS = frozenset(("consistent",))
@@ -92,3 +97,67 @@ class KeyPath:
             else:
                 return None
         return key
+
+    def _run_templates(
+        self,
+        op: str,
+        path: str,
+        index: IndexSpec,
+        deps: list[FieldSpec],
+        properties: dict[str, Any],
+        p: Mapping,
+    ) -> None:
+        for field in deps:
+            if field.fields is not None or not field.value:
+                continue
+            att = field.attribute[0]
+            if field.is_indexed and op not in ("put", "update") and att not in index.keys:
+                continue  # keys of an index this call does not use
+            name = field.name
+            if field.value is True:
+                fn = self.table.value_fn
+                if fn is not None:
+                    properties[name] = fn(self, f"{path}.{name}" if path else name, properties, p)
+            elif name not in properties:
+                value = self._run_template(op, index, field, properties, p, field.template)
+                if value is not None:
+                    properties[name] = value
+
+    def _render(self, field: FieldSpec, text_or_template: Any, properties: Mapping[str, Any]) -> Any:
+        template = text_or_template
+        if isinstance(template, str):
+            template = make_template(template)
+        try:
+            return template.render(properties, iso_dates=field.iso_dates)
+        except ValueError as error:
+            culprits = {
+                path: f'Value for "{path}" is not a primitive value (used by "{field.name}")'
+                for path in getattr(template, "fields", ())
+                if isinstance(lookup(properties, path), (dict, list, tuple, set, frozenset))
+            }
+            if culprits:  # a map or list where the template needs a scalar: OneTable fails with a TypeError
+                raise OneTableArgError(next(iter(culprits.values())), code="TypeError") from error
+            raise ValidationError(
+                model=self.name, fields={field.name: f'Bad value for template of "{field.name}": {error}'}
+            ) from error
+
+    def _run_template(
+        self,
+        op: str,
+        index: IndexSpec | None,
+        field: FieldSpec,
+        properties: Mapping[str, Any],
+        p: Mapping,
+        template: Any,
+    ) -> Any:
+        value = self._render(field, template, properties)
+        if value is not None:
+            return value
+        if index is not None and op == "find" and field.attribute[0] == index.sort:
+            try:
+                prefix = template.prefix(properties, iso_dates=field.iso_dates)
+            except ValueError:
+                prefix = ""
+            if prefix:
+                return {"begins": prefix}
+        return None

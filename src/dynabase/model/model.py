@@ -4,18 +4,20 @@ A model turns API properties (schema field names, Python values) into DynamoDB r
 back into plain dicts.  The pipeline for every call is OneTable's, one concern per module:
 
 1. :mod:`.prepare`: properties are copied; the table/params context is blended in; ``default`` / ``generate``
-   values are set (create, upsert); value templates are run in dependency order; ``None`` values are dropped
-   (or become REMOVEs on update) unless the field keeps nulls; ``required`` / ``enum`` / ``validate`` are
-   checked; the attributes the operation needs are selected; :mod:`.write` converts them to their stored forms
-   (dates, numbers, binary, crypt);
+   values are set (create, upsert); value templates are run in dependency order (:mod:`.keys`); ``None``
+   values are dropped (or become REMOVEs on update) unless the field keeps nulls; ``required`` / ``enum`` /
+   ``validate`` are checked; the attributes the operation needs are selected; :mod:`.write` converts them to
+   their stored forms (dates, numbers, binary, crypt);
 2. :class:`~dynabase.model.expression.Expression` builds the request;
 3. :mod:`.request`: the request runs (paging for find/scan), or is added to a ``transaction`` / ``batch``
    collector, or is returned unexecuted (``execute=False``);
 4. :mod:`.read`: returned items are mapped back to fields: attribute names -> field names, packed attributes
    unpacked, dates -> ``datetime``, binary -> ``bytes``, hidden fields left out unless ``hidden=True``.
 
-Unique fields (:mod:`.unique`) add their sentinel items to the same transaction.  The common calls take
-compiled paths built once per model (:mod:`.keys`, the read plan of :mod:`.read`), with no schema walking.
+Unique fields (:mod:`.unique`) add their sentinel items to the same transaction.  The common calls take the
+paths compiled once per model instead of steps 1, 2 and 4: :mod:`.compiled` (create / update / find
+requests), the key plan of :mod:`.keys` (get) and the generated readers of :mod:`.read`.  ``Model`` itself
+holds the public API and composes these parts; it reaches its table only through the Table's public methods.
 """
 
 from __future__ import annotations
