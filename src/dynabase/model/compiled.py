@@ -194,12 +194,18 @@ class CompiledPaths:
                 rec[name] = value
         return rec
 
-    def _build_put(self, properties: Mapping[str, Any], params: Mapping[str, Any]) -> Built | None:
-        props = self._fill("put", properties, self._templates)
-        if props is None or not self._valid(props, True):
+    def _record(self, op: str, properties: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The record of the request (stored forms, in field order), or None for the general path."""
+        find = op == "find"
+        props = self._fill(op, properties, self._find_templates if find else self._templates)
+        if props is None or (not find and not self._valid(props, op == "put")):
             return None
-        rec = self._stored("put", props)
-        if rec.get(self._hash_name) is None:
+        rec = self._stored(op, props)
+        return rec if rec.get(self._hash_name) is not None else None
+
+    def _build_put(self, properties: Mapping[str, Any], params: Mapping[str, Any]) -> Built | None:
+        rec = self._record("put", properties)
+        if rec is None:
             return None
         try:
             item = {}
@@ -220,11 +226,8 @@ class CompiledPaths:
         return Built("put", p, rec, self.primary, cmd)
 
     def _build_update(self, properties: Mapping[str, Any], params: Mapping[str, Any]) -> Built | None:
-        props = self._fill("update", properties, self._templates)
-        if props is None or not self._valid(props, False):
-            return None
-        rec = self._stored("update", props)
-        if rec.get(self._hash_name) is None:
+        rec = self._record("update", properties)
+        if rec is None:
             return None
         ph = Placeholders()
         for att in self._key_names.values():
@@ -261,11 +264,8 @@ class CompiledPaths:
         for value in properties.values():
             if type(value) not in _FIND_VALUES:
                 return None  # sort-key operators, nested values: the general path
-        props = self._fill("find", properties, self._find_templates)
-        if props is None:
-            return None
-        rec = self._stored("find", props)
-        if rec.get(self._hash_name) is None:
+        rec = self._record("find", properties)
+        if rec is None:
             return None
         primary = self.primary
         key_atts, sort = primary.keys, primary.sort
