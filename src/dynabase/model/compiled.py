@@ -19,6 +19,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from . import ids
+from .base import ModelBase
 from .codec import encode
 from .expression import _and
 from .spec import MISSING, FieldSpec
@@ -57,7 +58,7 @@ class Built:
         return self.cmd
 
 
-class CompiledPaths:
+class CompiledPaths(ModelBase):
     """The compiled create / update / find of a Model (``_compiled`` is False for models they cannot serve)."""
 
     def _compile_requests(self) -> None:

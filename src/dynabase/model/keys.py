@@ -10,6 +10,7 @@ from typing import Any
 
 from ..clock import DELETED_ATTR
 from ..schema.template import lookup
+from .base import ModelBase
 from .codec import encode
 from .errors import OneTableArgError, ValidationError
 from .spec import FieldSpec, IndexSpec, make_template
@@ -20,7 +21,7 @@ GET_PARAMS = frozenset(("consistent",))
 GENERAL: Any = object()
 
 
-class KeyPath:
+class KeyPath(ModelBase):
     """The direct key building of a Model."""
 
     def _compile_keys(self) -> None:

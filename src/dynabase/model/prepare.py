@@ -12,6 +12,7 @@ from datetime import date, datetime
 from typing import Any
 
 from . import ids
+from .base import ModelBase
 from .blocks import Block
 from .errors import (
     MissingKeyError,
@@ -53,7 +54,7 @@ def _required_fields(fields: dict[str, FieldSpec]) -> list[FieldSpec]:
     return entry[1]
 
 
-class PreparePath:
+class PreparePath(ModelBase):
     """How a Model turns API properties into the record of one request."""
 
     def select_index(self, p: Mapping[str, Any]) -> IndexSpec:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
+from .base import ModelBase
 from .codec import Decoder
 from .expression import Expression
 from .spec import MISSING, FieldSpec
@@ -17,7 +18,7 @@ from .unique import UNIQUE_MODEL
 from .values import read_date
 
 
-class ReadPath:
+class ReadPath(ModelBase):
     """How a Model maps the items it gets back to results."""
 
     def _compile_readers(self) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..clock import DELETED_ATTR
+from .base import ModelBase
 from .errors import (
     ConditionFailedError,
     OneTableArgError,
@@ -66,7 +67,7 @@ SANITY_PAGES = 1000
 FOLLOW_THREADS = 10
 
 
-class RequestPath:
+class RequestPath(ModelBase):
     """How a Model runs the request it built and returns its results."""
 
     def _run(self, op: str, expr: Expression) -> Any:

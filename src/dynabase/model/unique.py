@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .base import ModelBase
 from .errors import (
     NotFoundError,
     OneTableArgError,
@@ -18,7 +19,7 @@ from .values import js_str
 UNIQUE_MODEL = "_Unique"
 
 
-class UniqueFields:
+class UniqueFields(ModelBase):
     """The unique-field paths of a Model: create, update and remove with their sentinels."""
 
     def _write_unique_transaction(self, transaction: Any, verb: str, properties: dict, p: dict) -> None:

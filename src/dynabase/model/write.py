@@ -10,6 +10,7 @@ from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from .base import ModelBase
 from .errors import (
     OneTableArgError,
     ValidationError,
@@ -22,7 +23,7 @@ _SCALARS = frozenset((str, int, float, bool, Decimal, type(None)))
 _FALSE_STRINGS = frozenset(("false", "null", "undefined"))
 
 
-class WritePath:
+class WritePath(ModelBase):
     """How a Model converts values to their stored forms."""
 
     def _transform_properties(
