@@ -228,16 +228,20 @@ def test_a_page_with_items_of_other_models_reads_each_through_its_model(pair: An
     assert [item.get("name") for item in fast] == [None, None, "other"]
 
 
-def test_compiled_reader_matches_the_general_reader(pair: Any) -> None:
-    _, tables = pair
-    fast_model = tables[0].model("Thing")
+@pytest.mark.parametrize("numbers", ["auto", "decimal", "float"])
+def test_compiled_reader_matches_the_general_reader(numbers: str) -> None:
+    client = dynabase.connect(":memory:")
+    table = Table("things", client, SCHEMA, numbers=numbers)
+    table.create_table()
+    thing = table.model("Thing")
     for props in THINGS:
-        fast_model.create(props)
-    raw = tables[0].client.scan(TableName="fast")["Items"]
-    general = [
-        fast_model._transform_read("find", tables[0].decoder.decode_item(item), {}, {}) for item in raw
-    ]
-    assert [fast_model._reader(item) for item in raw] == general
+        thing.create({**props, "score": Decimal("-1.25"), "history": [1, -2, Decimal("0.5"), {"n": 3}]})
+    raw = client.scan(TableName="things")["Items"]
+    general = [thing._transform_read("find", table.decoder.decode_item(item), {}, {}) for item in raw]
+    assert [thing._reader(item) for item in raw] == general
+    assert thing._read_raw_items("find", raw, {"parse": True}) == general
+    assert {type(item["score"]) for item in general} == {float if numbers == "float" else Decimal}
+    client.close()
 
 
 def test_models_the_compiled_paths_cannot_serve_are_not_compiled() -> None:
