@@ -44,6 +44,7 @@ SCHEMA: dict[str, Any] = {
             "history": {"type": "array"},
             "secret": {"type": "string", "hidden": True},
             "title": {"type": "string", "value": "${group}/${label}"},
+            "theme": {"type": "string", "value": "${prefs.theme}"},
             "gs1pk": {"type": "string", "value": "kind#${kind}"},
             "gs1sk": {"type": "string", "value": "seq#${seq:4}"},
         },

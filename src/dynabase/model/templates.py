@@ -34,7 +34,12 @@ class FastTemplate:
                 parts.append(("", part.path, part.length or 0, part.pad or "0"))
         self.parts = tuple(parts)
         self.simple = simple
-        self.renderer = _compile(self.parts, template.render) if simple else template.render
+        general = template.render
+        self.renderer = (
+            _compile(self.parts, general)
+            if simple
+            else lambda values, iso_dates=False: general(values, iso_dates=iso_dates)
+        )
 
     def render(self, values: Mapping[str, Any], *, iso_dates: bool = False) -> str | None:
         return self.renderer(values, iso_dates)
