@@ -33,11 +33,19 @@ FORBIDDEN = [
     ("dynabase.client", "dynabase.model", "clients are below the entity layer"),
 ]
 
-#: the entity layer's own order: a module may import only modules below it
+#: the entity layer's own order: Table owns the client and the models; a model and its parts do not import
+#: the table, the collectors that run a table's batches and transactions, or the faces built on a Table
+_TABLE_SIDE = (
+    "dynabase.model.table",
+    "dynabase.model.collectors",
+    "dynabase.model.aio",
+    "dynabase.model.migrations",
+)
 MODEL_LAYERS = [
-    # the model and its parts are below the table (a model does not reach into the table: Table owns them)
-    ("dynabase.model.model", ("dynabase.model.table", "dynabase.model.collectors")),
-    ("dynabase.model.expression", ("dynabase.model.model", "dynabase.model.table")),
+    (f"dynabase.model.{part}", _TABLE_SIDE)
+    for part in ("model", "base", "compiled", "keys", "prepare", "read", "request", "unique", "write")
+] + [
+    ("dynabase.model.expression", ("dynabase.model.model", *_TABLE_SIDE)),
     ("dynabase.model.collectors", ("dynabase.model.table",)),
 ]
 
