@@ -53,18 +53,24 @@ class Decoder:
         ]
         self.number = number
 
+        auto = numbers != "decimal"
+
         def decode(av: AttributeValue) -> Any:
-            # membership tests beat iterating the one-key dict; strings (the commonest) first
+            # membership tests beat iterating the one-key dict; the commonest types first, integers inline
             if "S" in av:
                 return av["S"]
             if "N" in av:
-                return number(av["N"])
-            if "M" in av:
-                return {k: (v["S"] if "S" in v else decode(v)) for k, v in av["M"].items()}
-            if "L" in av:
-                return [(v["S"] if "S" in v else decode(v)) for v in av["L"]]
+                text = av["N"]
+                return int(text) if auto and text.isdecimal() else number(text)
             if "BOOL" in av:
                 return av["BOOL"]
+            if "M" in av:
+                out = {}
+                for k, v in av["M"].items():
+                    out[k] = v["S"] if "S" in v else decode(v)
+                return out
+            if "L" in av:
+                return [(v["S"] if "S" in v else decode(v)) for v in av["L"]]
             if "NULL" in av:
                 return None
             if "B" in av:
@@ -115,16 +121,24 @@ def encode(value: Any) -> AttributeValue:
     kind = type(value)
     if kind is str:
         return {"S": value}
+    if kind is int:
+        return {"N": str(value)}
     if kind is bool:
         return {"BOOL": value}
-    if kind is int or kind is float or kind is Decimal:
+    if kind is float or kind is Decimal:
         return {"N": _number_text(value)}
     if value is None:
         return {"NULL": True}
+    # strings inline: the commonest members of maps and lists
     if kind is dict:
-        return {"M": {str(k): encode(v) for k, v in value.items()}}
+        return {
+            "M": {
+                (k if type(k) is str else str(k)): {"S": v} if type(v) is str else encode(v)
+                for k, v in value.items()
+            }
+        }
     if kind is list or kind is tuple:
-        return {"L": [encode(v) for v in value]}
+        return {"L": [{"S": v} if type(v) is str else encode(v) for v in value]}
     if isinstance(value, (bytes, bytearray, memoryview)):
         return {"B": bytes(value)}
     if isinstance(value, (set, frozenset)):
@@ -156,7 +170,7 @@ def _encode_set(value: set | frozenset) -> AttributeValue:
 
 def encode_item(item: dict[str, Any]) -> dict[str, AttributeValue]:
     """A dict of Python values as a DynamoDB item (or key / ExpressionAttributeValues map)."""
-    return {name: encode(value) for name, value in item.items()}
+    return {name: {"S": value} if type(value) is str else encode(value) for name, value in item.items()}
 
 
 __all__ = ["Decoder", "NUMBER_MODES", "encode", "encode_item"]

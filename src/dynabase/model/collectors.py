@@ -85,7 +85,7 @@ def batch_get(table: Table, batch: dict[str, Any], params: dict[str, Any]) -> An
         kind = item.get(table.params.type_field)
         if kind == UNIQUE_MODEL:
             continue
-        model = table._model_for(kind)
+        model = table.model_for(kind)
         if model is None:
             continue
         out.append(model._transform_read("get", item, {}, p))
@@ -162,7 +162,7 @@ def transact(table: Table, op: str, transaction: dict[str, Any], params: dict[st
             out.append(item)
             continue
         kind = item.get(table.params.type_field)
-        model = table._model_for(kind)
+        model = table.model_for(kind)
         if model is None or kind == UNIQUE_MODEL:
             continue
         out.append(model._transform_read("get", item, {}, p))

@@ -75,7 +75,7 @@ class SyncPlan:
     def _ttl_attribute(self) -> str:
         """The attribute tombstones expire by: the schema's own TTL field (a table has one), else ``_syncTtl``."""
         for name in self.table.schema.models:
-            model = self.table._model_for(name)
+            model = self.table.model_for(name)
             for field in model.fields.values() if model is not None else ():
                 if field.ttl and len(field.attribute) == 1:
                     return field.attribute[0]
@@ -109,7 +109,7 @@ class SyncPlan:
         """``<Model>#<scope>`` of a stored item (wire format), its fields over the table context."""
         values = dict(self.table.context)
         if model.scope is not None:
-            entity = self.table._model_for(model.name)
+            entity = self.table.model_for(model.name)
             decoded = self.table.decoder.decode_item({k: v for k, v in item.items() if k not in SYNC_ATTRS})
             values.update(decoded)
             for field in entity.fields.values() if entity is not None else ():

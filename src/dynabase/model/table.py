@@ -236,11 +236,13 @@ class Table:
 
     get_model = model
 
-    def _model_for(self, kind: Any) -> Model | None:
+    def model_for(self, kind: Any) -> Model | None:
         """The model for an item's type attribute, without the side check (used to read items)."""
         if kind is None:
             return None
         return self._models.get(kind) or self._internal.get(kind)
+
+    _model_for = model_for  # the name other layers used before
 
     def list_models(self) -> list[str]:
         """Names of the schema's models available on this side."""
@@ -569,7 +571,7 @@ class Table:
         grouped: dict[str, list[Any]] = {name: [] for name in models}
         for item in items:
             kind = item.get(self.params.type_field)
-            target = self._model_for(kind)
+            target = self.model_for(kind)
             if target is None:
                 continue
             grouped.setdefault(kind, []).append(target._transform_read("get", item, {}, read_params))
@@ -582,7 +584,7 @@ class Table:
         out: dict[str, list[Any]] = {}
         for item in items:
             kind = item.get(self.params.type_field) or "_unknown"
-            model = self._model_for(kind)
+            model = self.model_for(kind)
             if hidden is False and model is not None:
                 item = {k: v for k, v in item.items() if not (k in model.fields and model.fields[k].hidden)}
             out.setdefault(kind, []).append(item)

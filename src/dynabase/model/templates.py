@@ -12,7 +12,10 @@ from typing import Any
 
 
 class FastTemplate:
-    __slots__ = ("template", "parts", "simple", "text", "fields", "roots", "refs")
+    """A template with ``render`` compiled to straight-line code when its references are plain field names
+    (``renderer(values, iso_dates)``: the compiled function itself, for the hot paths)."""
+
+    __slots__ = ("template", "parts", "simple", "text", "fields", "roots", "refs", "renderer")
 
     def __init__(self, template: Any) -> None:
         self.template = template
@@ -31,35 +34,51 @@ class FastTemplate:
                 parts.append(("", part.path, part.length or 0, part.pad or "0"))
         self.parts = tuple(parts)
         self.simple = simple
+        general = template.render
+        self.renderer = (
+            _compile(self.parts, general)
+            if simple
+            else lambda values, iso_dates=False: general(values, iso_dates=iso_dates)
+        )
 
     def render(self, values: Mapping[str, Any], *, iso_dates: bool = False) -> str | None:
-        if self.simple:
-            out = []
-            for literal, name, length, pad in self.parts:
-                if name is None:
-                    out.append(literal)
-                    continue
-                value = values.get(name)
-                if value is None:
-                    return None
-                kind = type(value)
-                if kind is str:
-                    text = value
-                elif kind is int:
-                    text = str(value)
-                else:
-                    return self.template.render(values, iso_dates=iso_dates)
-                if length and len(text) < length:
-                    text = pad * (length - len(text)) + text
-                out.append(text)
-            return "".join(out)
-        return self.template.render(values, iso_dates=iso_dates)
+        return self.renderer(values, iso_dates)
 
     def prefix(self, values: Mapping[str, Any], *, iso_dates: bool = False) -> str:
         return self.template.prefix(values, iso_dates=iso_dates)
 
     def missing(self, values: Mapping[str, Any]) -> tuple[str, ...]:
         return self.template.missing(values)
+
+
+def _compile(parts: tuple, general: Any) -> Any:
+    """``render`` for a template of plain references: each value a str or an int (padded to its length),
+    else the general renderer (OneTable's rules for other types); None when a value is missing."""
+    lines = ["def render(values, iso_dates=False):"]
+    pieces = []
+    for i, (literal, name, length, pad) in enumerate(parts):
+        if name is None:
+            pieces.append(repr(literal))
+            continue
+        lines += [
+            f"    v{i} = values.get({name!r})",
+            f"    if v{i} is None:",
+            "        return None",
+            f"    if type(v{i}) is not str:",
+            f"        if type(v{i}) is not int:",
+            "            return general(values, iso_dates=iso_dates)",
+            f"        v{i} = str(v{i})",
+        ]
+        if length:
+            lines += [
+                f"    if len(v{i}) < {length}:",
+                f"        v{i} = {pad!r} * ({length} - len(v{i})) + v{i}",
+            ]
+        pieces.append(f"v{i}")
+    lines.append(f"    return {' + '.join(pieces) or repr('')}")
+    namespace: dict[str, Any] = {"general": general}
+    exec("\n".join(lines), namespace)  # noqa: S102
+    return namespace["render"]
 
 
 __all__ = ["FastTemplate"]

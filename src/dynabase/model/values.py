@@ -12,6 +12,15 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
 
 
+def clone(value: Any) -> Any:
+    """Copy plain containers (dicts, lists) deeply; leave other values shared (OneTable's ``assign``)."""
+    if type(value) is dict:
+        return {k: clone(v) for k, v in value.items()}
+    if type(value) is list:
+        return [clone(v) for v in value]
+    return value
+
+
 def js_number_text(value: float) -> str:
     """``String(n)`` for a JavaScript number."""
     if math.isnan(value):

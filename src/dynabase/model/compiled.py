@@ -1,0 +1,308 @@
+"""Compiled request paths: the requests of ``create``, ``update`` and ``find`` built straight from properties.
+
+When a Model is built it compiles, for a model whose fields are plain (no nested schema, packed or encoded
+attribute, ``crypt`` or ``value: true`` field, no unique field), what these calls need: the fields in order
+with their attribute names and the Python types stored as they are, the defaults and generated ids to fill,
+the value templates in dependency order, the fields to check, the key placeholders.  A call with plain
+properties and no params beyond :data:`WRITE_PARAMS` / :data:`FIND_PARAMS` then builds its request in one
+pass and runs it through the common :mod:`.request` path; anything else, an invalid value included (the
+general path reports it), takes the general pipeline (:mod:`.prepare` and
+:class:`~dynabase.model.expression.Expression`), whose requests these are, byte for byte (the tests compare
+the two on every call shape).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from . import ids
+from .base import ModelBase
+from .codec import encode
+from .expression import _and
+from .spec import MISSING, FieldSpec
+from .values import clone, js_str
+from .where import NEEDS_EXPANSION, Placeholders
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .spec import IndexSpec
+
+#: params a compiled create / update takes (they only steer how the request runs)
+WRITE_PARAMS = frozenset(("execute", "log", "throw", "client"))
+#: params a compiled find takes
+FIND_PARAMS = frozenset(("execute", "log", "throw", "client", "consistent", "limit", "reverse"))
+#: the Python types each field type stores as they are (others go through the field's conversion)
+_STORED_AS: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "number": (int, Decimal, float),
+    "boolean": (bool,),
+}
+_FIND_VALUES = (str, int, Decimal, bool, float)
+_EMPTIES = (set, frozenset, list, tuple)
+_CONTAINERS = (dict, list)
+_NESTED = {"object": dict, "array": list}
+_NO_PARAMS: dict[str, Any] = {}
+
+
+class Built:
+    """A request a compiled path built, in the shape :meth:`RequestPath._run` takes (an Expression's)."""
+
+    __slots__ = ("op", "params", "properties", "index", "cmd")
+
+    def __init__(self, op: str, params: dict, properties: dict, index: IndexSpec, cmd: dict) -> None:
+        self.op, self.params, self.properties, self.index, self.cmd = op, params, properties, index, cmd
+
+    def command(self) -> dict[str, Any]:
+        return self.cmd
+
+
+class CompiledPaths(ModelBase):
+    """The compiled create / update / find of a Model (``_compiled`` is False for models they cannot serve)."""
+
+    def _compile_requests(self) -> None:
+        self._compiled = False
+        fields, primary = self.fields, self.primary
+        if (
+            self.spec.generic
+            or self.spec.nested
+            or self.spec.has_unique
+            or self._reader is None
+            or self._projection(primary) is not None
+            or any(
+                f.crypt or f.encode or f.fields is not None or len(f.attribute) > 1 or f.value is True
+                for f in fields.values()
+            )
+        ):
+            return
+        # the attribute a property's set / filter clause names (Placeholders.target of the attribute name)
+        targets = {}
+        for name, f in fields.items():
+            att = f.attribute[0]
+            if "." in att or "[" in att:
+                return
+            other = fields.get(att)
+            targets[name] = other.attribute[0] if other is not None else att
+        atts = [f.attribute[0] for f in fields.values()]
+        type_field = fields.get(self.type_field)
+        if len(set(atts)) < len(atts) or (type_field is not None and type_field.attribute[0] in primary.keys):
+            return
+        hash_field = next((f for f in fields.values() if f.attribute[0] == primary.hash), None)
+        if hash_field is None:
+            return
+        self._hash_name = hash_field.name
+        self._order = [(name, f.attribute[0], f, _STORED_AS.get(f.type, ())) for name, f in fields.items()]
+        self._targets = targets
+        self._defaults = [
+            f for f in fields.values() if not f.value and (f.default is not MISSING or f.generate)
+        ]
+        self._templates = [f for f in self.block.deps if f.fields is None and f.value]
+        if any(not hasattr(f.template, "renderer") for f in self._templates):
+            return
+        self._find_templates = [
+            f for f in self._templates if not (f.is_indexed and f.attribute[0] not in primary.keys)
+        ]
+        self._checked = [f for f in fields.values() if f.validate is not None or f.enum is not None]
+        self._required = [f for f in fields.values() if f.required]
+        keys = [a for a in (primary.hash, primary.sort) if a]
+        self._key_names = {f"#_{i}": att for i, att in enumerate(keys)}
+        self._put_condition = _and([f"attribute_not_exists(#_{i})" for i in range(len(keys))])
+        self._update_condition = _and([f"attribute_exists(#_{i})" for i in range(len(keys))])
+        self._compiled = True
+
+    def _compiled_ok(self) -> bool:
+        """Whether the table lets this call take a compiled path (no hooks or context that change requests)."""
+        table = self.table
+        return (
+            self._compiled
+            and not table.context
+            and table.transform is None
+            and table.validate_fn is None
+            and not (table.side == "cloud" and self.name in table.sync_plan.models)
+        )
+
+    # -- building ---------------------------------------------------------------------------------------------
+
+    def _fill(self, op: str, properties: Mapping[str, Any], templates: list[FieldSpec]) -> dict | None:
+        """Properties copied, with timestamps, type, defaults (put) and value templates; None when the general
+        path must run (a template that fails, a None or an empty collection to drop)."""
+        props = {k: clone(v) if type(v) in _CONTAINERS else v for k, v in properties.items()}
+        stamps = self.timestamps
+        if stamps and op != "find":
+            now = datetime.now(timezone.utc)
+            if op == "put" and (stamps is True or stamps == "create"):
+                props[self.created_field] = now
+            if stamps is True or stamps == "update":
+                props[self.updated_field] = now
+        props[self.type_field] = self.name
+        if op == "put":
+            for f in self._defaults:
+                if f.name not in props:
+                    props[f.name] = (
+                        f.default_value()
+                        if f.default is not MISSING
+                        else ids.generate(f.generate, self.table.generate)
+                    )
+        sort = self.primary.sort
+        for f in templates:
+            if f.name not in props:
+                try:
+                    value = f.template.renderer(props, f.iso_dates)
+                    if value is None and op == "find" and f.attribute[0] == sort:
+                        prefix = f.template.prefix(props, iso_dates=f.iso_dates)
+                        value = {"begins": prefix} if prefix else None
+                except ValueError:
+                    return None
+                if value is not None:
+                    props[f.name] = value
+        for value in props.values():
+            if value is None or (not value and type(value) in _EMPTIES):
+                return None
+        return props
+
+    def _valid(self, props: dict[str, Any], put: bool) -> bool:
+        for f in self._checked:
+            if f.name in props:
+                value = props[f.name]
+                if f.validate is not None and not f.validate.search(
+                    value if isinstance(value, str) else js_str(value)
+                ):
+                    return False
+                if f.enum is not None and value not in f.enum:
+                    return False
+        if put:
+            for f in self._required:
+                if f.name not in props:
+                    return False
+        return True
+
+    def _stored(self, op: str, props: dict[str, Any]) -> dict[str, Any]:
+        """The record: the model's fields in order, in their stored forms."""
+        rec = {}
+        write = self._write_value
+        type_field = self.type_field if op == "find" else None
+        for name, _att, f, stored in self._order:
+            if name in props and name != type_field:
+                value = props[name]
+                kind = type(value)
+                if kind in stored:
+                    pass
+                elif kind is _NESTED.get(f.type):  # a copy already (_fill): only its dates to convert
+                    value = self._nested_write(f, value)
+                elif not (op == "find" and kind is dict):
+                    value = write(op, "", f, value, props, _NO_PARAMS)
+                rec[name] = value
+        return rec
+
+    def _record(self, op: str, properties: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The record of the request (stored forms, in field order), or None for the general path."""
+        find = op == "find"
+        props = self._fill(op, properties, self._find_templates if find else self._templates)
+        if props is None or (not find and not self._valid(props, op == "put")):
+            return None
+        rec = self._stored(op, props)
+        return rec if rec.get(self._hash_name) is not None else None
+
+    def _build_put(self, properties: Mapping[str, Any], params: Mapping[str, Any]) -> Built | None:
+        rec = self._record("put", properties)
+        if rec is None:
+            return None
+        try:
+            item = {}
+            for name, att, _f, _s in self._order:
+                if name in rec:
+                    value = rec[name]
+                    item[att] = {"S": value} if type(value) is str else encode(value)
+        except (TypeError, ValueError):
+            return None
+        cmd = {
+            "TableName": self.table.name,
+            "ConditionExpression": self._put_condition,
+            "ExpressionAttributeNames": dict(self._key_names),
+            "Item": item,
+            "ReturnValues": "NONE",
+        }
+        p = {"parse": True, "high": True, "exists": False, **params, "checked": True}
+        return Built("put", p, rec, self.primary, cmd)
+
+    def _build_update(self, properties: Mapping[str, Any], params: Mapping[str, Any]) -> Built | None:
+        rec = self._record("update", properties)
+        if rec is None:
+            return None
+        ph = Placeholders()
+        for att in self._key_names.values():
+            ph.name(att)
+        key_atts = self.primary.keys
+        fields, targets, type_field = self.fields, self._targets, self.type_field
+        key: dict[str, Any] = {}
+        sets = []
+        for name, value in rec.items():
+            att = fields[name].attribute[0]
+            if att in key_atts:
+                if fields[name].is_indexed:
+                    key[att] = value
+            elif name != type_field:
+                sets.append(f"{ph.name(targets[name])} = {ph.value(value)}")
+        if not key or not sets:
+            return None
+        try:
+            cmd = {
+                "TableName": self.table.name,
+                "ConditionExpression": self._update_condition,
+                "ExpressionAttributeNames": ph.names,
+                "ExpressionAttributeValues": {k: encode(v) for k, v in ph.values.items()},
+                "ReturnValues": "ALL_NEW",
+                "UpdateExpression": "set " + ", ".join(sets),
+                "Key": {att: encode(v) for att, v in key.items()},
+            }
+        except (TypeError, ValueError):
+            return None
+        p = {"exists": True, "parse": True, "high": True, **params, "checked": True}
+        return Built("update", p, rec, self.primary, cmd)
+
+    def _build_find(self, properties: Mapping[str, Any], params: Mapping[str, Any]) -> Built | None:
+        for value in properties.values():
+            if type(value) not in _FIND_VALUES:
+                return None  # sort-key operators, nested values: the general path
+        rec = self._record("find", properties)
+        if rec is None:
+            return None
+        primary = self.primary
+        key_atts, sort = primary.keys, primary.sort
+        fields, targets = self.fields, self._targets
+        ph = Placeholders()
+        keys, filters = [], []
+        for name, value in rec.items():
+            f = fields[name]
+            att = f.attribute[0]
+            if att in key_atts:
+                if att == sort and type(value) is dict:
+                    operand = value["begins"]
+                    keys.append(f"begins_with({ph.name(att)}, {ph.value(operand)})")
+                else:
+                    keys.append(f"{ph.name(att)} = {ph.value(value)}")
+            elif f.filter:
+                if type(value) is str and NEEDS_EXPANSION.search(value):
+                    return None
+                filters.append(f"{ph.name(targets[name])} = {ph.value(value)}")
+        try:
+            cmd: dict[str, Any] = {
+                "TableName": self.table.name,
+                "ExpressionAttributeNames": ph.names,
+                "ExpressionAttributeValues": {k: encode(v) for k, v in ph.values.items()},
+            }
+        except (TypeError, ValueError):
+            return None
+        if filters:
+            cmd["FilterExpression"] = _and(filters)
+        cmd["KeyConditionExpression"] = " and ".join(keys)
+        cmd["ConsistentRead"] = bool(params.get("consistent"))
+        if params.get("limit"):
+            cmd["Limit"] = int(params["limit"])
+        cmd["ScanIndexForward"] = not params.get("reverse")
+        p = {"parse": True, "high": True, **params, "checked": True}
+        return Built("find", p, rec, primary, cmd)
+
+
+__all__ = ["FIND_PARAMS", "WRITE_PARAMS", "Built", "CompiledPaths"]

@@ -1,0 +1,164 @@
+"""Key templates: value templates run in dependency order (an unresolved sort key of a query becomes a
+``begins_with`` on its resolved prefix), and the compiled key plan: a model's primary key built straight from
+properties when its key fields allow (``get``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from ..clock import DELETED_ATTR
+from ..schema.template import lookup
+from .base import ModelBase
+from .codec import encode
+from .errors import OneTableArgError, ValidationError
+from .spec import FieldSpec, IndexSpec, make_template
+
+#: params a get by key takes without the general pipeline
+GET_PARAMS = frozenset(("consistent",))
+#: what :meth:`KeyPath._get_by_key` returns when the call needs the general path
+GENERAL: Any = object()
+
+
+class KeyPath(ModelBase):
+    """The direct key building of a Model."""
+
+    def _compile_keys(self) -> None:
+        """The primary key fields, when every one is a plain string or number field (its template, if any, over
+        untemplated fields): ``get`` then builds the key without the general pipeline."""
+        keys = []
+        templated = {name for name, f in self.fields.items() if f.value}
+        for att in (self.primary.hash, self.primary.sort):
+            if att is None:
+                continue
+            field = next((f for f in self.fields.values() if f.attribute == (att,)), None)
+            if (
+                field is None
+                or field.crypt
+                or field.encode
+                or field.value is True
+                or field.type not in ("string", "number")
+                or (field.template is not None and any(root in templated for root in field.template.roots))
+            ):
+                self._key_fields = None
+                return
+            render = field.template.renderer if field.template is not None else None
+            keys.append((field.name, att, render, field.iso_dates, field.type == "string"))
+        self._key_reads_type = any(
+            self.type_field in field.template.roots
+            for field in self.fields.values()
+            if field.template is not None
+        )
+        self._key_fields = keys if not self.spec.generic else None
+
+    def _get_by_key(self, properties: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
+        """``get`` by the primary key built from ``properties``: the item read through the compiled reader, None
+        when there is none, or :data:`GENERAL` when the call needs the general path."""
+        table = self.table
+        if table.context or table.transform is not None or table.hidden:
+            return GENERAL
+        key = self._fast_key(properties)
+        if key is None:
+            return GENERAL
+        cmd = {
+            "TableName": table.name,
+            "Key": key,
+            "ConsistentRead": bool(params.get("consistent")),
+        }
+        raw = table.execute(self.name, "get", "get_item", cmd, params).get("Item")
+        if not raw or DELETED_ATTR in raw:  # none, or a sync tombstone
+            return None
+        tag = raw.get(self.type_field)
+        if self._reader is not None and (tag is None or tag.get("S") == self.name):
+            return self._reader(raw)
+        items = self._read_raw_items("get", [raw], {"parse": True})
+        return items[0] if items else None
+
+    def _fast_key(self, properties: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The primary key (attribute -> AttributeValue), or None when the general path must build it."""
+        key: dict[str, Any] = {}
+        values = None
+        for name, att, render, iso_dates, string in self._key_fields:  # type: ignore[union-attr]
+            value = properties.get(name)
+            if value is None and render is not None:
+                if values is None:
+                    values = properties
+                    if self._key_reads_type:
+                        values = {**properties, self.type_field: self.name}
+                try:
+                    value = render(values, iso_dates)
+                except ValueError:
+                    return None
+            kind = type(value)
+            if kind is str and string:
+                key[att] = {"S": value}
+            elif (kind is int or kind is Decimal or kind is float) and not string:
+                key[att] = encode(value)
+            else:
+                return None
+        return key
+
+    def _run_templates(
+        self,
+        op: str,
+        path: str,
+        index: IndexSpec,
+        deps: list[FieldSpec],
+        properties: dict[str, Any],
+        p: Mapping,
+    ) -> None:
+        for field in deps:
+            if field.fields is not None or not field.value:
+                continue
+            att = field.attribute[0]
+            if field.is_indexed and op not in ("put", "update") and att not in index.keys:
+                continue  # keys of an index this call does not use
+            name = field.name
+            if field.value is True:
+                fn = self.table.value_fn
+                if fn is not None:
+                    properties[name] = fn(self, f"{path}.{name}" if path else name, properties, p)
+            elif name not in properties:
+                value = self._run_template(op, index, field, properties, p, field.template)
+                if value is not None:
+                    properties[name] = value
+
+    def _render(self, field: FieldSpec, text_or_template: Any, properties: Mapping[str, Any]) -> Any:
+        template = text_or_template
+        if isinstance(template, str):
+            template = make_template(template)
+        try:
+            return template.render(properties, iso_dates=field.iso_dates)
+        except ValueError as error:
+            culprits = {
+                path: f'Value for "{path}" is not a primitive value (used by "{field.name}")'
+                for path in getattr(template, "fields", ())
+                if isinstance(lookup(properties, path), (dict, list, tuple, set, frozenset))
+            }
+            if culprits:  # a map or list where the template needs a scalar: OneTable fails with a TypeError
+                raise OneTableArgError(next(iter(culprits.values())), code="TypeError") from error
+            raise ValidationError(
+                model=self.name, fields={field.name: f'Bad value for template of "{field.name}": {error}'}
+            ) from error
+
+    def _run_template(
+        self,
+        op: str,
+        index: IndexSpec | None,
+        field: FieldSpec,
+        properties: Mapping[str, Any],
+        p: Mapping,
+        template: Any,
+    ) -> Any:
+        value = self._render(field, template, properties)
+        if value is not None:
+            return value
+        if index is not None and op == "find" and field.attribute[0] == index.sort:
+            try:
+                prefix = template.prefix(properties, iso_dates=field.iso_dates)
+            except ValueError:
+                prefix = ""
+            if prefix:
+                return {"begins": prefix}
+        return None

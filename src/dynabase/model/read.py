@@ -1,0 +1,284 @@
+"""Reading items: AttributeValue items and decoded items back to result dicts (attribute names -> field names,
+packed attributes unpacked, dates -> ``datetime``, binary -> ``bytes``, hidden fields left out).
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+from collections.abc import Callable, Mapping
+from decimal import Decimal
+from typing import Any
+
+from .base import ModelBase
+from .codec import Decoder
+from .expression import Expression
+from .spec import MISSING, FieldSpec
+from .unique import UNIQUE_MODEL
+from .values import read_date
+
+
+class ReadPath(ModelBase):
+    """How a Model maps the items it gets back to results."""
+
+    def _compile_readers(self) -> None:
+        """The model's compiled read plan (see :func:`compile_readers`), or None for the general path."""
+        self._reader: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+        self._read_written: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+        self._read_items: Callable[..., list[dict[str, Any]]] | None = None
+        fields = self.fields
+        if self.spec.generic or any(
+            f.crypt or f.encode or f.fields is not None or len(f.attribute) > 1 for f in fields.values()
+        ):
+            return
+        plan = [f for f in fields.values() if not f.hidden]
+        self._reader, self._read_written, self._read_items = compile_readers(
+            plan, self.table.decoder, self.type_field, self.name
+        )
+
+    def _fast_read_ok(self, p: Mapping[str, Any]) -> bool:
+        return (
+            self._reader is not None
+            and bool(p.get("parse"))
+            and p.get("hidden") is None
+            and not self.table.hidden
+            and not p.get("fields")
+            and p.get("follow") is not True
+            and p.get("decrypt") is not False
+            and p.get("transform") is None
+            and p.get("generic") is None
+            and self.table.transform is None
+        )
+
+    def _read_raw_items(self, op: str, raws: list[dict[str, Any]], p: Mapping[str, Any]) -> list[Any]:
+        """AttributeValue items -> result dicts, each through the model its type attribute names."""
+        if self._read_items is not None:
+            return self._read_items(raws, lambda raw, out: self._read_other(op, raw, p, out))
+        out: list[Any] = []
+        for raw in raws:
+            self._read_other(op, raw, p, out)
+        return out
+
+    def _read_other(self, op: str, raw: dict[str, Any], p: Mapping[str, Any], out: list[Any]) -> None:
+        """Append the result for ``raw``, read by the model its type attribute names (none for a sentinel)."""
+        tag = raw.get(self.type_field)
+        kind = tag.get("S") if tag else None
+        if kind is None or kind == self.name:
+            model = self
+        elif kind == UNIQUE_MODEL:
+            return
+        else:
+            model = self.table.model_for(kind) or self
+        reader = model._reader
+        if reader is not None:
+            out.append(reader(raw))
+        else:
+            out.append(model._transform_read(op, self.table.decoder.decode_item(raw), {}, p))
+
+    def _parse_response(self, op: str, expr: Expression | None, items: list[dict[str, Any]]) -> list[Any]:
+        p = expr.params if expr is not None else {}
+        properties = expr.properties if expr is not None else {}
+        if op == "put":
+            if self._fast_read_ok(p):
+                return [self._read_written(properties)]  # type: ignore[misc]
+            return [self._transform_read(op, properties, properties, p)]
+        table = self.table
+        type_field = self.type_field
+        out = []
+        for item in items:
+            kind = item.get(type_field)
+            if kind == UNIQUE_MODEL:
+                continue
+            model = table.model_for(kind) if kind is not None and kind != self.name else self
+            out.append((model or self)._transform_read(op, item, properties, p))
+        return out
+
+    def _transform_read(self, op: str, raw: Any, properties: Mapping, p: Mapping) -> Any:
+        if not raw:
+            return raw
+        rec = self._read_block(op, raw, properties, p, self.fields, True)
+        transform = self.table.transform
+        if transform is not None:
+            rec = transform(self, "read", rec, properties, p, raw)
+        return rec
+
+    def _read_block(
+        self, op: str, raw: Mapping, properties: Any, p: Mapping, fields: dict[str, FieldSpec], top: bool
+    ) -> dict[str, Any]:
+        rec: dict[str, Any] = {}
+        hidden = p.get("hidden")
+        show_hidden = p.get("follow") is True or hidden is True or (hidden is None and self.table.hidden)
+        wanted = p.get("fields")
+        decrypt = p.get("decrypt") is not False
+        transform = p.get("transform")
+        put = op == "put"
+        get = raw.get
+        for name, field in fields.items():
+            if field.hidden and not show_hidden:
+                continue
+            attribute = field.attribute
+            if put:
+                value = get(name, MISSING)
+            else:
+                value = get(attribute[0], MISSING)
+                if len(attribute) > 1:
+                    value = value.get(attribute[1], MISSING) if isinstance(value, dict) else MISSING
+            if value is MISSING and field.encode:
+                att, sep, position = field.encode
+                parts = str(get(att) or "").split(sep)
+                value = parts[position] if position < len(parts) else MISSING
+            if field.crypt and decrypt and value is not MISSING:
+                value = self.table.crypto.decrypt(value)
+            if value is MISSING:
+                if field.default is not MISSING and (not wanted or name in wanted):
+                    rec[name] = field.default_value()
+                continue
+            if field.fields is not None and value is not None and isinstance(value, (dict, list)):
+                sub = properties.get(name) if isinstance(properties, Mapping) else None
+                if field.is_array and isinstance(value, list):
+                    rec[name] = [
+                        self._read_block(op, item, {}, p, field.fields, False)
+                        if isinstance(item, Mapping)
+                        else item
+                        for item in value
+                    ]
+                elif isinstance(value, Mapping):
+                    rec[name] = self._read_block(op, value, sub or {}, p, field.fields, False)
+                else:
+                    rec[name] = value
+                continue
+            if callable(transform):
+                rec[name] = transform(self, "read", name, value, properties)
+                continue
+            kind = field.type
+            if kind == "date":
+                rec[name] = read_date(value, field.ttl)
+            elif kind == "binary" and isinstance(value, str):
+                try:
+                    rec[name] = base64.b64decode(value)
+                except ValueError:
+                    rec[name] = value
+            else:
+                rec[name] = value
+        if top:
+            generic = p.get("generic") if p.get("generic") is not None else self.spec.generic
+            if generic:
+                for name, value in raw.items():
+                    if name not in rec:
+                        rec[name] = value
+            elif hidden is True and self.type_field not in rec:
+                rec[self.type_field] = self.name
+        return rec
+
+
+def compile_readers(
+    plan: list[FieldSpec], decoder: Decoder, type_field: str, model: str
+) -> tuple[Any, Any, Any]:
+    """Functions generated for the fields of ``plan`` (in order): ``read_item`` (an AttributeValue item -> result
+    dict), ``read_written`` (a written record: stored forms by field name -> result dict) and ``read_items(raws,
+    other)`` (a page: ``read_item`` inlined for the items of ``model``, ``other(raw, out)`` for the rest).
+    Straight-line code, one statement per field with its attribute name, type test and default inlined: no
+    loop over fields, no lookups of the schema per call."""
+    auto = decoder.number is not Decimal
+    item = ["def read_item(raw):", "    rec = {}", "    get = raw.get"]
+    written = ["def read_written(raw):", "    rec = {}", "    get = raw.get"]
+    for i, field in enumerate(plan):
+        name, kind = repr(field.name), 1 if field.type == "date" else 2 if field.type == "binary" else 0
+        item += [f"    av = get({field.attribute[0]!r})", "    if av is not None:"]
+        if kind:
+            item.append(
+                f'        rec[{name}] = read_stored(av["S"] if "S" in av else decode(av), {kind}, PLAN[{i}].ttl)'
+            )
+        elif field.type == "string":
+            item.append(f'        rec[{name}] = av["S"] if "S" in av else decode(av)')
+        elif field.type == "boolean":
+            item.append(f'        rec[{name}] = av["BOOL"] if "BOOL" in av else decode(av)')
+        elif field.type == "number":
+            item += [
+                '        text = av.get("N")',
+                "        if text is None:",
+                f"            rec[{name}] = decode(av)",
+                *(["        elif text.isdecimal():", f"            rec[{name}] = int(text)"] if auto else []),
+                "        else:",
+                f"            rec[{name}] = number(text)",
+            ]
+        elif field.type == "object":
+            item += [
+                '        values = av.get("M")',
+                "        if values is None:",
+                f"            rec[{name}] = decode(av)",
+                "        else:",
+                "            out = {}",
+                "            for k, v in values.items():",
+                '                if "S" in v:',
+                '                    out[k] = v["S"]',
+                *(
+                    [
+                        '                elif "N" in v and v["N"].isdecimal():',
+                        '                    out[k] = int(v["N"])',
+                    ]
+                    if auto
+                    else []
+                ),
+                "                else:",
+                "                    out[k] = decode(v)",
+                f"            rec[{name}] = out",
+            ]
+        elif field.type == "array":
+            item += [
+                '        values = av.get("L")',
+                f"        rec[{name}] = decode(av) if values is None else "
+                '[v["S"] if "S" in v else decode(v) for v in values]',
+            ]
+        else:
+            item.append(f"        rec[{name}] = decode(av)")
+        written += [f"    value = get({name}, MISSING)", "    if value is not MISSING:"]
+        written.append(
+            f"        rec[{name}] = read_stored(value, {kind}, PLAN[{i}].ttl)"
+            if kind
+            else f"        rec[{name}] = value"
+        )
+        if field.default is not MISSING:
+            for lines in (item, written):
+                lines += ["    else:", f"        rec[{name}] = fresh(PLAN[{i}].default)"]
+    namespace = {
+        "MISSING": MISSING,
+        "PLAN": plan,
+        "decode": decoder.decode,
+        "number": decoder.number,
+        "read_stored": _read_stored,
+        "fresh": _fresh,
+    }
+    page = [
+        "def read_items(raws, other):",
+        "    page = []",
+        "    append = page.append",
+        "    for raw in raws:",
+        f"        tag = raw.get({type_field!r})",
+        f'        if tag is not None and tag.get("S") != {model!r}:',
+        "            other(raw, page)",
+        "            continue",
+        *("    " + line for line in item[1:]),
+        "        append(rec)",
+        "    return page",
+    ]
+    source = [*item, "    return rec", "", *written, "    return rec", "", *page]
+    exec("\n".join(source), namespace)  # noqa: S102
+    return namespace["read_item"], namespace["read_written"], namespace["read_items"]
+
+
+def _fresh(default: Any) -> Any:
+    """A field's default as a result value: a copy when it is a container the caller could change."""
+    return copy.deepcopy(default) if type(default) in (dict, list, set) else default
+
+
+def _read_stored(value: Any, kind: int, ttl: Any) -> Any:
+    """A stored value of a date field (``kind`` 1) or a binary field kept as base64 text, as the caller gets it."""
+    if kind == 1:
+        return read_date(value, ttl)
+    if isinstance(value, str):
+        try:
+            return base64.b64decode(value)
+        except ValueError:
+            pass
+    return value

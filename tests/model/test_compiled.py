@@ -1,0 +1,279 @@
+"""The compiled paths of create / update / find / get build the very requests of the general pipeline.
+
+Two tables with the same schema on one embedded engine: one whose models take their compiled paths, one whose
+models are forced onto the general pipeline.  Every call shape is run on both (frozen clock, deterministic
+ids): the requests (``execute=False``), the stored items, the results and the errors must be the same.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+import dynabase
+from dynabase.model import Table, compiled, model
+
+SCHEMA: dict[str, Any] = {
+    "format": "onetable:1.1.0",
+    "version": "0.0.1",
+    "indexes": {
+        "primary": {"hash": "pk", "sort": "sk"},
+        "gs1": {"hash": "gs1pk", "sort": "gs1sk"},
+    },
+    "models": {
+        "Thing": {
+            "pk": {"type": "string", "value": "thing#${group}"},
+            "sk": {"type": "string", "value": "thing#${seq:4}#${kind}"},
+            "group": {"type": "string", "required": True},
+            "seq": {"type": "number", "required": True},
+            "kind": {"type": "string", "enum": ["a", "b", "c"], "default": "a"},
+            "id": {"type": "string", "generate": True},
+            "code": {"type": "string", "validate": "/^[A-Z]{3}$/"},
+            "label": {"type": "string", "map": "lbl"},
+            "score": {"type": "number"},
+            "ok": {"type": "boolean"},
+            "when": {"type": "date"},
+            "stamp": {"type": "date", "isoDates": False},
+            "expires": {"type": "date", "ttl": True},
+            "photo": {"type": "binary"},
+            "colors": {"type": "set"},
+            "prefs": {"type": "object", "default": {"theme": "dark"}},
+            "history": {"type": "array"},
+            "secret": {"type": "string", "hidden": True},
+            "title": {"type": "string", "value": "${group}/${label}"},
+            "theme": {"type": "string", "value": "${prefs.theme}"},
+            "gs1pk": {"type": "string", "value": "kind#${kind}"},
+            "gs1sk": {"type": "string", "value": "seq#${seq:4}"},
+        },
+        "Simple": {
+            "pk": {"type": "string"},
+            "sk": {"type": "string"},
+            "name": {"type": "string"},
+            "n": {"type": "number"},
+        },
+    },
+    "params": {"isoDates": True, "timestamps": True},
+}
+
+NOW = datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=timezone.utc)
+
+
+class _Frozen(datetime):
+    @classmethod
+    def now(cls, tz: Any = None) -> datetime:  # type: ignore[override]
+        return NOW
+
+
+@pytest.fixture
+def pair(monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setattr(compiled, "datetime", _Frozen)
+    monkeypatch.setattr(model, "datetime", _Frozen)
+    client = dynabase.connect(":memory:")
+    tables = [Table(name, client, SCHEMA, generate=lambda: "generated") for name in ("fast", "general")]
+    for table in tables:
+        table.create_table()
+        for name in ("Thing", "Simple"):
+            tables[1].model(name)._compiled = False
+    assert tables[0].model("Thing")._compiled and tables[0].model("Simple")._compiled
+    yield client, tables
+    client.close()
+
+
+def _both(tables: list[Table], name: str, op: str, props: Any, **params: Any) -> list[Any]:
+    """The outcome of the call on each table: its result, or its error's type and message."""
+    out = []
+    for table in tables:
+        try:
+            result = getattr(table.model(name), op)(
+                dict(props) if isinstance(props, dict) else props, **params
+            )
+        except Exception as error:  # the same error on both is the point
+            result = (type(error).__name__, str(error))
+        if isinstance(result, dict) and result.get("TableName") == table.name:
+            result = {**result, "TableName": "T"}
+        out.append(result)
+    return out
+
+
+def _stored(client: Any, name: str) -> list[dict]:
+    return client.scan(TableName=name)["Items"]
+
+
+THINGS = [
+    {"group": "g1", "seq": 1},
+    {
+        "group": "g1",
+        "seq": 2,
+        "kind": "b",
+        "code": "ABC",
+        "label": "two",
+        "score": Decimal("2.5"),
+        "ok": True,
+    },
+    {"group": "g1", "seq": 3, "score": 3.25, "ok": "false", "when": NOW, "stamp": "2026-01-01T00:00:00Z"},
+    {"group": "g2", "seq": "4", "expires": NOW, "photo": b"\x00\x01", "colors": ["red", "blue"]},
+    {
+        "group": "g2",
+        "seq": 5,
+        "prefs": {"theme": "light", "at": NOW},
+        "history": [1, {"at": NOW}],
+        "secret": "s",
+    },
+    {"group": "g2", "seq": 6, "label": "x", "unknown": "dropped", "title": "given"},
+    {"group": "g3", "seq": 7, "score": "12.50", "ok": 1, "colors": {1, 2}},
+]
+
+BAD_THINGS = [
+    {"group": "g9", "seq": 1, "kind": "zzz"},
+    {"group": "g9", "seq": 2, "code": "abcd"},
+    {"seq": 3},
+    {"group": "g9"},
+    {"group": "g9", "seq": "x"},
+    {"group": "g9", "seq": 4, "label": None},
+    {"group": "g9", "seq": 5, "colors": []},
+    {"group": "g9", "seq": 6, "ok": {"a": 1}},
+    {"group": "g9", "seq": 7, "history": "nope"},
+    {"group": "g9", "seq": 8, "when": "not a date"},
+    {"group": "g9", "seq": 9, "score": float("nan")},
+    {"group": "g9", "seq": 10, "label": "${group}"},
+]
+
+
+def test_create_requests_items_and_results_match(pair: Any) -> None:
+    client, tables = pair
+    for props in [*THINGS, *BAD_THINGS]:
+        fast, general = _both(tables, "Thing", "create", props, execute=False)
+        assert fast == general, props
+        fast, general = _both(tables, "Thing", "create", props)
+        assert fast == general, props
+    fast, general = _both(tables, "Thing", "create", THINGS[0])  # exists already: the same error
+    assert fast == general and fast[0] == "ConditionFailedError"
+    assert _stored(client, "fast") == _stored(client, "general")
+    assert tables[0].model("Thing")._build_put(THINGS[1], {}) is not None  # the compiled path served it
+
+
+def test_update_requests_items_and_results_match(pair: Any) -> None:
+    client, tables = pair
+    for props in THINGS:
+        for table in tables:
+            table.model("Thing").create(props)
+    changes = [
+        {"group": "g1", "seq": 1, "kind": "a", "label": "new", "score": 7},
+        {"group": "g1", "seq": 2, "kind": "b", "ok": "yes", "when": NOW, "colors": ("x",)},
+        {"group": "g2", "seq": 5, "kind": "a", "prefs": {"theme": "blue"}, "history": []},
+        {"group": "g2", "seq": 5, "kind": "a", "label": "${seq}"},
+        {"group": "g2", "seq": 5, "kind": "a", "label": None},
+        {"group": "g2", "seq": 5, "kind": "a", "code": "no"},
+        {"group": "g2", "seq": 99, "kind": "a", "label": "missing"},
+        {"group": "g2", "seq": 5, "kind": "a"},
+        {"seq": 5},
+    ]
+    for props in changes:
+        fast, general = _both(tables, "Thing", "update", props, execute=False)
+        assert fast == general, props
+        fast, general = _both(tables, "Thing", "update", props)
+        assert fast == general, props
+    assert _stored(client, "fast") == _stored(client, "general")
+    assert tables[0].model("Thing")._build_update(changes[0], {}) is not None
+
+
+def test_find_and_get_requests_and_results_match(pair: Any) -> None:
+    client, tables = pair
+    for props in THINGS:
+        for table in tables:
+            table.model("Thing").create(props)
+            table.model("Simple").create({"pk": props["group"], "sk": str(props["seq"]), "name": "n", "n": 1})
+    queries: list[tuple[str, dict, dict]] = [
+        ("Thing", {"group": "g1"}, {}),
+        ("Thing", {"group": "g1", "seq": 2}, {}),
+        ("Thing", {"group": "g1", "seq": 2, "kind": "b"}, {}),
+        ("Thing", {"group": "g2", "label": "x"}, {"limit": 1}),
+        ("Thing", {"group": "g2", "ok": True, "score": 3.25}, {"reverse": True, "consistent": True}),
+        ("Thing", {"group": "g2", "label": "${group}"}, {}),
+        ("Thing", {"group": "g1", "seq": {">=": 2}}, {}),
+        ("Thing", {"kind": "a"}, {}),
+        ("Thing", {"group": "g1", "when": NOW}, {}),
+        ("Simple", {"pk": "g1"}, {}),
+        ("Simple", {"pk": "g1", "sk": "1"}, {}),
+        ("Simple", {"pk": "g1", "sk": 1}, {}),
+        ("Simple", {"pk": "g1", "n": "1"}, {}),
+        ("Simple", {"pk": "g1", "name": "n"}, {"limit": 5}),
+    ]
+    for name, props, params in queries:
+        for execute in (False, True):
+            fast, general = _both(tables, name, "find", props, execute=execute, **params)
+            assert fast == general, (name, props, params)
+            if execute and isinstance(fast, list):
+                assert (fast.next, fast.prev, fast.count) == (general.next, general.prev, general.count)
+    for name, props in [
+        ("Thing", {"group": "g1", "seq": 2, "kind": "b"}),
+        ("Simple", {"pk": "g2", "sk": "4"}),
+    ]:
+        fast, general = _both(tables, name, "get", props)
+        assert fast == general and fast is not None
+    assert tables[0].model("Thing")._build_find(queries[0][1], {}) is not None
+
+
+def test_a_page_with_items_of_other_models_reads_each_through_its_model(pair: Any) -> None:
+    _, tables = pair
+    for table in tables:
+        table.model("Thing").create(THINGS[0])
+        table.model("Simple").create({"pk": "thing#g1", "sk": "thing#zz", "name": "other", "n": 2})
+        table.model("Thing").create(THINGS[1])
+    fast, general = _both(tables, "Thing", "find", {"pk": "thing#g1"})
+    assert fast == general
+    assert tables[0].model("Thing")._build_find({"pk": "thing#g1"}, {}) is not None
+    assert [item.get("name") for item in fast] == [None, None, "other"]
+
+
+@pytest.mark.parametrize("numbers", ["auto", "decimal", "float"])
+def test_compiled_reader_matches_the_general_reader(numbers: str) -> None:
+    client = dynabase.connect(":memory:")
+    table = Table("things", client, SCHEMA, numbers=numbers)
+    table.create_table()
+    thing = table.model("Thing")
+    for props in THINGS:
+        thing.create({**props, "score": Decimal("-1.25"), "history": [1, -2, Decimal("0.5"), {"n": 3}]})
+    raw = client.scan(TableName="things")["Items"]
+    general = [thing._transform_read("find", table.decoder.decode_item(item), {}, {}) for item in raw]
+    assert [thing._reader(item) for item in raw] == general
+    assert thing._read_raw_items("find", raw, {"parse": True}) == general
+    assert {type(item["score"]) for item in general} == {float if numbers == "float" else Decimal}
+    client.close()
+
+
+def test_models_the_compiled_paths_cannot_serve_are_not_compiled() -> None:
+    schema = {
+        "format": "onetable:1.1.0",
+        "version": "0.0.1",
+        "indexes": {"primary": {"hash": "pk", "sort": "sk"}},
+        "models": {
+            "Unique": {
+                "pk": {"type": "string"},
+                "sk": {"type": "string"},
+                "u": {"type": "string", "unique": True},
+            },
+            "Nested": {
+                "pk": {"type": "string"},
+                "sk": {"type": "string"},
+                "n": {"type": "object", "schema": {"x": {"type": "string"}}},
+            },
+            "Packed": {
+                "pk": {"type": "string"},
+                "sk": {"type": "string"},
+                "a": {"type": "string", "map": "d.a"},
+            },
+            "Crypt": {
+                "pk": {"type": "string"},
+                "sk": {"type": "string"},
+                "c": {"type": "string", "crypt": True},
+            },
+        },
+        "params": {"crypto": {"primary": {"cipher": "aes-256-gcm", "password": "p"}}},
+    }
+    table = Table("t", dynabase.connect(":memory:"), schema)
+    for name in ("Unique", "Nested", "Packed", "Crypt"):
+        assert not table.model(name)._compiled, name
