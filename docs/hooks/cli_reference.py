@@ -21,6 +21,7 @@ def on_config(config: Any) -> Any:
 def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
     if MARKER not in markdown:
         return markdown
+    from dynabase.cli.main import tree
     from dynabase.cli.reference import markdown as cli_reference
 
-    return markdown.replace(MARKER, cli_reference())
+    return markdown.replace(MARKER, cli_reference(tree()))

@@ -9,15 +9,14 @@ import tempfile
 import pytest
 
 from dynabase.cli.completion import script
-from dynabase.cli.introspect import tree
-from dynabase.cli.main import main
+from dynabase.cli.main import main, tree
 
 
 def complete_bash(*words: str) -> list[str]:
     """What the bash script offers for ``dynabase WORDS...`` (the last word is the one being completed)."""
     line = ["dynabase", *words]
     quoted = " ".join("'" + w.replace("'", "'\\''") + "'" for w in line)
-    program = f'{script("bash")}\nCOMP_WORDS=({quoted}); COMP_CWORD={len(line) - 1}\n_dynabase_complete\nprintf "%s\\n" "${{COMPREPLY[@]}}"'
+    program = f'{script("bash", tree())}\nCOMP_WORDS=({quoted}); COMP_CWORD={len(line) - 1}\n_dynabase_complete\nprintf "%s\\n" "${{COMPREPLY[@]}}"'
     out = subprocess.run(["bash", "-c", program], capture_output=True, text=True, check=True, timeout=30)
     return [w for w in out.stdout.splitlines() if w]
 
@@ -50,7 +49,7 @@ def test_an_option_value_without_choices_is_left_to_file_names() -> None:
 
 
 def test_every_command_and_option_is_in_each_script() -> None:
-    scripts = {shell: script(shell) for shell in ("bash", "zsh", "fish")}
+    scripts = {shell: script(shell, tree()) for shell in ("bash", "zsh", "fish")}
     for cmd in tree().walk():
         for shell, text in scripts.items():
             if cmd.path:
@@ -65,12 +64,12 @@ def test_the_script_parses_in_its_shell(shell: str) -> None:
     if binary is None:
         pytest.skip(f"{shell} is not installed")
     check = ["-n"] if shell == "zsh" else ["--no-execute"]
-    subprocess.run([binary, *check], input=script(shell), text=True, check=True, timeout=30)
+    subprocess.run([binary, *check], input=script(shell, tree()), text=True, check=True, timeout=30)
 
 
 def test_the_command_prints_the_script(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["completion", "bash"]) == 0
-    assert capsys.readouterr().out == script("bash")
+    assert capsys.readouterr().out == script("bash", tree())
     with pytest.raises(SystemExit):
         main(["completion", "tcsh"])
 
@@ -81,7 +80,7 @@ def test_fish_completes_commands_and_options() -> None:
         pytest.skip("fish is not installed")
     program = 'source $argv[1]; complete -C "dynabase se"; complete -C "dynabase streams tail --fo"'
     with tempfile.NamedTemporaryFile("w", suffix=".fish") as f:
-        f.write(script("fish"))
+        f.write(script("fish", tree()))
         f.flush()
         out = subprocess.run(
             [fish, "-c", program, f.name], capture_output=True, text=True, check=True, timeout=30

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dynabase.cli.introspect import tree
+from dynabase.cli.main import tree
 
 #: the packages whose ``__all__`` is the public API (dynabase.errors has no ``__all__``: its public classes)
 PUBLIC = (

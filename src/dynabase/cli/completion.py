@@ -11,7 +11,7 @@ import argparse
 import shlex
 from typing import Any
 
-from .introspect import Command, tree
+from .introspect import Command, command
 
 SHELLS = ("bash", "zsh", "fish")
 
@@ -35,13 +35,12 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    print(script(args.shell), end="")
+    print(script(args.shell, command(args.root)), end="")
     return 0
 
 
-def script(shell: str, root: Command | None = None) -> str:
-    """The completion script for ``shell`` (one of :data:`SHELLS`)."""
-    root = root or tree()
+def script(shell: str, root: Command) -> str:
+    """The completion script for ``shell`` (one of :data:`SHELLS`) of the command tree ``root``."""
     if shell == "fish":
         return _fish(root)
     text = _bash(root)

@@ -84,10 +84,3 @@ def command(parser: argparse.ArgumentParser, path: tuple[str, ...] = (), summary
         for name, child in sub.choices.items():
             subcommands[name] = command(child, (*path, name), summaries.get(name, ""))
     return Command(path, parser, summary, tuple(options), tuple(positional_choices), subcommands)
-
-
-def tree() -> Command:
-    """The whole ``dynabase`` command."""
-    from .main import build_parser
-
-    return command(build_parser())

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import StorageError
 from . import completion, demo, schema_tools, serve, streams, sync, transfer, ui
+from .introspect import Command, command
 
 #: the modules that register sub-commands, in the order ``dynabase --help`` lists them
 COMMANDS: tuple[Any, ...] = (demo, serve, ui, sync, transfer, streams, schema_tools, completion)
@@ -55,7 +56,13 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     for module in COMMANDS:
         module.register(commands)
+    parser.set_defaults(root=parser)  # the completion command renders the whole tree
     return parser
+
+
+def tree() -> Command:
+    """The whole ``dynabase`` command, for the CLI reference, completion scripts and tests."""
+    return command(build_parser())
 
 
 def _reader_gone() -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .introspect import Command, tree
+from .introspect import Command
 
 #: usage lines are wrapped at this width, whatever the terminal
 WIDTH = 80
@@ -63,7 +63,6 @@ def section(cmd: Command) -> str:
     return "\n".join(lines)
 
 
-def markdown(root: Command | None = None) -> str:
-    """Every command's section, in the order ``dynabase --help`` lists them."""
-    root = root or tree()
+def markdown(root: Command) -> str:
+    """Every command's section of the tree ``root``, in the order ``dynabase --help`` lists them."""
     return "\n".join(section(cmd) for cmd in root.walk())
