@@ -40,6 +40,19 @@ _models = Models()  # the service models, loaded once per process for every mock
 install()
 
 
+def _forget_fake_credentials() -> None:
+    """boto3's default session keeps the credentials it first resolved: if that happened inside the mock, they
+    are the fake ones the mock put in the environment, and every later ``boto3.client(...)`` would sign with
+    them (DynamoDB Local, for one, keeps a database per access key). Let it resolve them again."""
+    boto3 = sys.modules.get("boto3")
+    session = getattr(boto3, "DEFAULT_SESSION", None)
+    if session is None:
+        return
+    credentials = getattr(session._session, "_credentials", None)
+    if credentials is not None and credentials.access_key == FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"]:
+        session._session._credentials = None
+
+
 class _Raw:
     """The body of a response, as botocore reads it from urllib3."""
 
@@ -140,6 +153,8 @@ class _Activation:
     def exit(self) -> None:
         deactivate(self)
         fastpath.release()
+        if self._saved_env:
+            _forget_fake_credentials()
         for name, value in self._saved_env.items():
             if value is None:
                 os.environ.pop(name, None)
