@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 import dynabase
-from dynabase.engine.storage import WITHOUT_ROWID_ITEM_TABLE
+from dynabase.engine.storage import UNSPLIT_ITEM_TABLE, WITHOUT_ROWID_ITEM_TABLE, item_sql
 from dynabase.types import item_size
 
 from .test_concurrency import _integrity_problems
@@ -59,17 +61,34 @@ def _used_bytes(path: str) -> int:
         return pages * raw.execute("PRAGMA page_size").fetchone()[0]
 
 
-def _downgrade(path: str, name: str) -> None:
-    """Rebuild the item table ``name`` with the old DDL, as a file written by an earlier version holds it."""
+def _downgrade(path: str, name: str, ddl: str) -> None:
+    """Rebuild the item table ``name`` with an earlier DDL and whole bodies, as an earlier version wrote it."""
     raw = sqlite3.connect(path, isolation_level=None)
     raw.execute("BEGIN IMMEDIATE")
     raw.execute(f'ALTER TABLE {name} RENAME TO "{name} new"')
     raw.execute(f'DROP INDEX "{name} key"')
-    raw.execute(WITHOUT_ROWID_ITEM_TABLE.format(name=name))
-    raw.execute(f'INSERT INTO {name} SELECT h, pk, sk, item, size, bin FROM "{name} new"')
+    raw.execute(ddl.format(name=name))
+    if "WITHOUT ROWID" not in ddl:
+        raw.execute(f'CREATE UNIQUE INDEX "{name} key" ON {name} (h, pk, sk)')
+    raw.execute(
+        f'INSERT INTO {name} SELECT h, pk, sk, {item_sql(name, "n")}, size, bin FROM "{name} new" AS n'
+    )
     raw.execute(f'DROP TABLE "{name} new"')
+    raw.execute(f'DROP TABLE "{name} parts"')
     raw.execute("COMMIT")
     raw.close()
+
+
+def _parts_problems(path: str, name: str) -> list[str]:
+    """Parts no row points at, and parts a row points at that are missing."""
+    with sqlite3.connect(path) as raw:
+        stored = {i for (i,) in raw.execute(f'SELECT id FROM "{name} parts"')}
+        wanted = set()
+        for first, count in raw.execute(f"SELECT first_part, parts FROM {name} WHERE parts IS NOT NULL"):
+            wanted.update(range(first, first + count))
+    return [f"orphan part {i}" for i in sorted(stored - wanted)] + [
+        f"missing part {i}" for i in sorted(wanted - stored)
+    ]
 
 
 def test_items_of_1_to_4_kb_fill_their_pages(tmp_path):
@@ -87,20 +106,23 @@ def test_items_of_1_to_4_kb_fill_their_pages(tmp_path):
     assert _used_bytes(path) <= 1.5 * total
 
 
-def test_a_file_with_the_old_layout_is_upgraded_on_open_and_keeps_every_item(tmp_path):
+@pytest.mark.parametrize(
+    "ddl", [WITHOUT_ROWID_ITEM_TABLE, UNSPLIT_ITEM_TABLE], ids=["without-rowid", "unsplit"]
+)
+def test_a_file_with_an_old_layout_is_upgraded_on_open_and_keeps_every_item(tmp_path, ddl):
     path = str(tmp_path / "old.db")
     client = dynabase.connect(path)
     client.create_table(**TABLE)
-    items = [_item(n) for n in range(60)]
+    items = [_item(n, body=40 if n % 3 else 2500 + 7 * n) for n in range(60)]  # whole bodies of 2.5-3 KB too
     for item in items:
         client.put_item(TableName="orders", Item=item)
     client.close()
     name, _ = _item_table(path)
-    _downgrade(path, name)
-    assert _item_table(path)[1].endswith("WITHOUT ROWID")
+    _downgrade(path, name, ddl)
+    assert _item_table(path)[1] == ddl.format(name=name)
 
     client = dynabase.connect(path)
-    assert "WITHOUT ROWID" not in _item_table(path)[1]
+    assert "WITHOUT ROWID" not in _item_table(path)[1] and "parts INTEGER" in _item_table(path)[1]
     with sqlite3.connect(path) as raw:
         assert _integrity_problems(raw) == []
     scanned = client.scan(TableName="orders")["Items"]
@@ -142,7 +164,17 @@ def test_a_file_with_the_old_layout_is_upgraded_on_open_and_keeps_every_item(tmp
     )["Items"]
     assert [i["sk"] for i in moved] == [items[1]["sk"]]
     assert client.describe_table(TableName="orders")["Table"]["ItemCount"] == 60
+    # a whole long body stored by the old layout is split when rewritten
+    long_one = {**items[3], "extra": {"S": "e" * 5000}}
+    client.put_item(TableName="orders", Item=long_one)
+    assert (
+        client.get_item(TableName="orders", Key={"pk": long_one["pk"], "sk": long_one["sk"]})["Item"]
+        == long_one
+    )
     client.close()
+    assert _parts_problems(path, name) == []
+    with sqlite3.connect(path) as raw:
+        assert raw.execute(f'SELECT count(*) FROM "{name} parts"').fetchone()[0] >= 5
 
 
 def test_opening_an_upgraded_file_again_changes_nothing(tmp_path):
@@ -156,3 +188,62 @@ def test_opening_an_upgraded_file_again_changes_nothing(tmp_path):
     dynabase.connect(path).close()
     with sqlite3.connect(path) as raw:
         assert raw.execute("SELECT name, sql FROM sqlite_master ORDER BY name").fetchall() == before
+
+
+def test_items_in_the_band_just_over_half_a_page_fit(tmp_path):
+    """Rows of 2.0-4 KB each took a 4 KB page of their own (up to 2.1x the item) before bodies were split."""
+    path = str(tmp_path / "band.db")
+    client = dynabase.connect(path)
+    client.create_table(**TABLE)
+    total = 0
+    for n in range(240):
+        item = _item(n, body=2048 + (n % 8) * 96)  # 2.1-2.8 KB items
+        total += item_size(item)
+        client.put_item(TableName="orders", Item=item)
+    client.close()
+    assert _used_bytes(path) <= 1.5 * total
+
+
+def test_parts_go_with_their_rows_on_every_write(tmp_path):
+    """Long bodies' parts are dropped when their item is overwritten, updated, deleted or its table deleted."""
+    path = str(tmp_path / "parts.db")
+    client = dynabase.connect(path)
+    client.create_table(**TABLE)
+    name, _ = _item_table(path)
+    expected = {}
+    for n in range(40):
+        item = _item(n, body=(n % 5) * 1500)
+        expected[item["sk"]["S"]] = item
+        client.put_item(TableName="orders", Item=item)
+    items = list(expected.values())
+    for n, item in enumerate(items[:10]):  # overwritten: longer or shorter
+        new = {**item, "body": {"S": "y" * (9000 if n % 2 else 10)}}
+        client.put_item(TableName="orders", Item=new)
+        expected[item["sk"]["S"]] = new
+    for item in items[10:20]:
+        client.update_item(
+            TableName="orders",
+            Key={"pk": item["pk"], "sk": item["sk"]},
+            UpdateExpression="SET body = :b",
+            ExpressionAttributeValues={":b": {"S": "u" * 3100}},
+        )
+        expected[item["sk"]["S"]] = {**item, "body": {"S": "u" * 3100}}
+    client.batch_write_item(
+        RequestItems={
+            "orders": [{"DeleteRequest": {"Key": {"pk": i["pk"], "sk": i["sk"]}}} for i in items[20:30]]
+        }
+    )
+    client.transact_write_items(
+        TransactItems=[
+            {"Delete": {"TableName": "orders", "Key": {"pk": i["pk"], "sk": i["sk"]}}} for i in items[30:35]
+        ]
+    )
+    for item in items[20:35]:
+        del expected[item["sk"]["S"]]
+    assert _parts_problems(path, name) == []
+    scanned = client.scan(TableName="orders")["Items"]
+    assert sorted(scanned, key=lambda i: i["sk"]["S"]) == [expected[k] for k in sorted(expected)]
+    client.delete_table(TableName="orders")
+    client.close()
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT name FROM sqlite_master WHERE name LIKE 't%'").fetchall() == []

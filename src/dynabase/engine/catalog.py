@@ -17,7 +17,7 @@ from ..errors import (
     ValidationException,
 )
 from .schema import Index, KeySchema, Table
-from .storage import Storage, create_item_table, load_item, partition_hash
+from .storage import Storage, create_item_table, drop_item_table, item_sql, load_item, partition_hash
 
 _NAME = re.compile(r"^[a-zA-Z0-9_.\-]{3,255}$")
 _BAD_NAME = (
@@ -294,7 +294,7 @@ class Catalog:
             description["TableStatus"] = "DELETING"
             for index in table.indexes.values():
                 conn.execute(f"DROP TABLE IF EXISTS {index.sql}")
-            conn.execute(f"DROP TABLE IF EXISTS {table.sql}")
+            drop_item_table(conn, table.sql)
             conn.execute("DELETE FROM dynabase_tables WHERE name = ?", (table.name,))
             self.storage.bump_catalog_version()
             self.on_table_changed(conn, table.name, {})
@@ -772,7 +772,8 @@ def _create_index_table(conn: Any, index: Index) -> None:
 
 def _backfill(conn: Any, table: Table, index: Index) -> None:
     """Index every existing item that has the new index's key attributes of the right types."""
-    for h, pk, sk, text, binary in conn.execute(f"SELECT h, pk, sk, item, bin FROM {table.sql}").fetchall():
+    rows = conn.execute(f"SELECT h, pk, sk, {item_sql(table.sql)}, bin FROM {table.sql}").fetchall()
+    for h, pk, sk, text, binary in rows:
         item = load_item(text, binary)
         key = index.key_of(item)
         if key is None:

@@ -20,7 +20,7 @@ from ..types import MAX_ITEM_SIZE, attribute_size, item_size, validate_item, val
 from .capacity import Consumed, check_mode, collection_metrics, read_units
 from .catalog import CatalogChanged
 from .schema import Table
-from .storage import dump_item, load_item, partition_hash
+from .storage import dump_item, item_sql, load_item, partition_hash, store_body
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -194,7 +194,8 @@ def read_row(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
     """The stored item and its size, checking in the same statement that the cached table is still current."""
     version, text, binary, size = _fetch(
         conn,
-        f"SELECT v.user_version, t.item, t.bin, t.size FROM pragma_user_version AS v LEFT JOIN {table.sql} AS t "
+        f"SELECT v.user_version, {item_sql(table.sql, 't')}, t.bin, t.size FROM pragma_user_version AS v "
+        f"LEFT JOIN {table.sql} AS t "
         "ON t.h = ? AND t.pk = ? AND t.sk = ?",
         row,
     )
@@ -211,7 +212,11 @@ def read_item(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
     No catalog check is needed here: a table's key schema never changes and table ids are never reused, so a
     cached table is either right or gone (``no such table``, and the engine reloads the catalog).
     """
-    found = _fetch(conn, f"SELECT item, bin, size FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?", row)
+    found = _fetch(
+        conn,
+        f"SELECT {item_sql(table.sql)}, bin, size FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?",
+        row,
+    )
     if found is None:
         return None, 0
     return load_item(found[0], found[1]), found[2]
@@ -245,15 +250,18 @@ def write_row(
         conn.execute(f"DELETE FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?", (row.h, row.pk, row.sk))
     else:
         text, binary = dump_item(new)
+        body, first, parts = store_body(conn, table.sql, text, engine.storage.part_size)
         if old is None:
             conn.execute(
-                f"INSERT OR REPLACE INTO {table.sql} (h, pk, sk, item, size, bin) VALUES (?, ?, ?, ?, ?, ?)",
-                (row.h, row.pk, row.sk, text, new_size, binary),
+                f"INSERT OR REPLACE INTO {table.sql} (h, pk, sk, item, size, bin, first_part, parts) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (row.h, row.pk, row.sk, body, new_size, binary, first, parts),
             )
         else:  # in place: a replace would delete and insert the row, rebalancing the page more often
             conn.execute(
-                f"UPDATE {table.sql} SET item = ?, size = ?, bin = ? WHERE h = ? AND pk = ? AND sk = ?",
-                (text, new_size, binary, row.h, row.pk, row.sk),
+                f"UPDATE {table.sql} SET item = ?, size = ?, bin = ?, first_part = ?, parts = ? "
+                "WHERE h = ? AND pk = ? AND sk = ?",
+                (body, new_size, binary, first, parts, row.h, row.pk, row.sk),
             )
     for index in () if indexes_unchanged else table.indexes.values():
         old_key = index.key_of(old) if old is not None else None

@@ -23,7 +23,7 @@ from ..types import (
 from .capacity import Consumed, check_mode, read_units
 from .items import bind_condition, bind_projection, bind_request, check_scalar_keys
 from .schema import Index, Table
-from .storage import load_item, partition_hash
+from .storage import item_sql, load_item, partition_hash
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -131,12 +131,12 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
 
     where, args = [], []
     if index is None:
-        cols = "item, bin, size"
+        cols = f"{item_sql(table.sql)}, bin, size"
         src = table.sql
         order = ["pk", "sk"] if not is_query else ["sk"]
         prefix = ""
     else:
-        cols = "t.item, t.bin, t.size"
+        cols = f"{item_sql(table.sql, 't')}, t.bin, t.size"
         src = f"{index.sql} i JOIN {table.sql} t ON t.h = i.h AND t.pk = i.pk AND t.sk = i.sk"
         order = ["i.ik", "i.isk", "i.pk", "i.sk"] if not is_query else ["i.isk", "i.pk", "i.sk"]
         prefix = "i."

@@ -3,19 +3,23 @@
 Layout (keys as order-preserving byte strings from :func:`dynabase.types.encode_key`):
 
 - ``dynabase_tables(name, id, description)``: the catalog, one row per DynamoDB table (description is JSON).
-- ``t<id>(h, pk, sk, item, size, bin)``: the items, a rowid table with the unique key index ``"t<id> key"`` on
-  ``(h, pk, sk)``. ``h`` is a 32-bit hash of the partition key, so a scan walks partitions in hash order as
-  DynamoDB does and a parallel scan segment is a range of ``h``. ``sk`` is ``b""`` for tables without a sort key.
-  ``item`` is the item's JSON (wire shape); ``bin`` says it holds binary values; ``size`` is DynamoDB's size.
+- ``t<id>(h, pk, sk, item, size, bin, first_part, parts)``: the items, a rowid table with the unique key index
+  ``"t<id> key"`` on ``(h, pk, sk)``. ``h`` is a 32-bit hash of the partition key, so a scan walks partitions in
+  hash order as DynamoDB does and a parallel scan segment is a range of ``h``. ``sk`` is ``b""`` for tables
+  without a sort key. ``item`` is the item's JSON (wire shape); ``bin`` says it holds binary values; ``size`` is
+  DynamoDB's size. A body longer than a quarter page keeps only its head in ``item``; the rest is in
+  ``"t<id> parts"(id, part)``, quarter-page rows ``first_part .. first_part + parts - 1`` (:func:`store_body`,
+  read back whole by :func:`item_sql`; triggers drop them with their row).
 - ``t<id>_<index>(ih, ik, isk, h, pk, sk)``: one per secondary index (WITHOUT ROWID), pointing back at the item.
 
-Why a rowid table: a WITHOUT ROWID table is an index b-tree, whose rows spill to overflow pages past ~1 KB (on
-4 KB pages) and leave most of each overflow page empty, so any item of 1-4 KB took ~4.7 KB. A rowid table keeps
-rows up to ~4 KB whole in its leaf pages and fills its overflow pages; the key index stays small (keys and the
-rowid). Every statement names ``h, pk, sk`` as before, so SQLite finds rows through the key index; the price is
-a second b-tree step per row read (``bench/storage_bench.py`` has the disk figures, ``bench/engine_bench.py``
-the speed). Files written before (item tables WITHOUT ROWID) are rewritten to this layout when opened, in the
-transaction that opens them (:func:`upgrade_item_tables`).
+Why this layout (``bench/storage_bench.py`` has the disk figures, ``bench/engine_bench.py`` the speed): a
+WITHOUT ROWID table is an index b-tree, whose rows spill to overflow pages past ~1 KB (on 4 KB pages) and leave
+most of each overflow page empty, so any item of 1-4 KB took ~4.7 KB. A rowid table keeps rows up to ~4 KB
+whole in its leaf pages and fills its overflow pages, but a row over half a page gets a page to itself (items
+of 2-2.8 KB took up to 2.1x their size). Parts of a quarter page pack four to a page, and the rows left in the
+item table are at most ~1 KB, so no row wastes more than a fraction of a page. Every statement names
+``h, pk, sk``, so SQLite finds rows through the key index (a second b-tree step per row read). Files written
+before are brought to this layout when opened, in the transaction that opens them (:func:`upgrade_item_tables`).
 
 ``PRAGMA user_version`` counts catalog changes, so every connection (and process) sees DDL made by another.
 """
@@ -45,44 +49,111 @@ CREATE TABLE IF NOT EXISTS dynabase_tables (
 
 
 def create_item_table(conn: Any, name: str) -> None:
-    """Create the item table ``name`` and its key index (the layout above)."""
+    """Create the item table ``name``, its key index and its parts table (the layout above)."""
     conn.execute(
         f"CREATE TABLE {name} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL, "
-        "size INTEGER NOT NULL, bin INTEGER NOT NULL)"
+        "size INTEGER NOT NULL, bin INTEGER NOT NULL, first_part INTEGER, parts INTEGER)"
     )
     # the name has a space: no secondary index table (t<id>_<letters, digits, _>) can take it
     conn.execute(f'CREATE UNIQUE INDEX "{name} key" ON {name} (h, pk, sk)')
+    _create_parts_table(conn, name)
 
 
-#: the item table of files written before the rowid layout, which :func:`upgrade_item_tables` rewrites
+def _create_parts_table(conn: Any, name: str) -> None:
+    """The parts of long bodies, dropped with their row by triggers (every delete and rewrite, in SQL)."""
+    conn.execute(f'CREATE TABLE "{name} parts" (id INTEGER PRIMARY KEY, part BLOB NOT NULL)')
+    gone = f'DELETE FROM "{name} parts" WHERE id >= old.first_part AND id < old.first_part + old.parts; END'
+    conn.execute(
+        f'CREATE TRIGGER "{name} parts of deleted" AFTER DELETE ON {name} WHEN old.parts IS NOT NULL BEGIN {gone}'
+    )
+    conn.execute(
+        f'CREATE TRIGGER "{name} parts of rewritten" AFTER UPDATE OF item ON {name} '
+        f"WHEN old.parts IS NOT NULL BEGIN {gone}"
+    )
+
+
+def drop_item_table(conn: Any, name: str) -> None:
+    """Drop the item table ``name`` with its parts (its index and triggers go with it)."""
+    conn.execute(f"DROP TABLE IF EXISTS {name}")
+    conn.execute(f'DROP TABLE IF EXISTS "{name} parts"')
+
+
+def item_sql(name: str, alias: str = "") -> str:
+    """The SQL expression that reads a row's stored item text whole: the ``item`` column, or for a long body
+    its head there followed by its parts in order (the ORDER BY subquery fixes group_concat's order)."""
+    a = f"{alias}." if alias else ""
+    parts = (
+        f'SELECT part FROM "{name} parts" WHERE id >= {a}first_part AND id < {a}first_part + {a}parts '
+        "ORDER BY id"
+    )
+    return f"CASE WHEN {a}parts IS NULL THEN {a}item ELSE {a}item || (SELECT group_concat(part, '') FROM ({parts})) END"
+
+
+def part_size(page_size: int) -> int:
+    """Bytes per part: four part rows (with their cell and record headers) fill a page of the file."""
+    return (page_size - 8) // 4 - 24
+
+
+def store_body(conn: Any, name: str, text: str, size: int) -> tuple[str | bytes, int | None, int | None]:
+    """Where an item's text goes: ``(item, first_part, parts)`` for its row, after writing its parts.
+
+    A body of at most ``size`` bytes stays whole in the row. A longer one keeps its head (``len % size``
+    bytes) in the row and the rest goes to the parts table in ``size``-byte rows with consecutive ids past the
+    largest (appended, so parts pack pages full): rows over half a page would each take a page of their own.
+    """
+    length = len(text) if text.isascii() else len(text.encode("utf-8"))
+    if length <= size:
+        return text, None, None
+    data = text.encode("utf-8")
+    head = length % size
+    (first,) = conn.execute(f'SELECT coalesce(max(id), 0) + 1 FROM "{name} parts"').fetchone()
+    count = (length - head) // size
+    conn.executemany(
+        f'INSERT INTO "{name} parts" (id, part) VALUES (?, ?)',
+        [(first + n, data[head + n * size : head + (n + 1) * size]) for n in range(count)],
+    )
+    return data[:head], first, count
+
+
+#: the item tables of earlier layouts, which :func:`upgrade_item_tables` brings to the current one: WITHOUT ROWID
+#: (rewritten), and rowid tables without parts (given the two columns and the parts table)
 WITHOUT_ROWID_ITEM_TABLE = (
     "CREATE TABLE {name} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL, "
     "size INTEGER NOT NULL, bin INTEGER NOT NULL, PRIMARY KEY (h, pk, sk)) WITHOUT ROWID"
 )
+UNSPLIT_ITEM_TABLE = (
+    "CREATE TABLE {name} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL, "
+    "size INTEGER NOT NULL, bin INTEGER NOT NULL)"
+)
 
 
 def upgrade_item_tables(conn: Any) -> list[str]:
-    """Rewrite item tables of the old layout (WITHOUT ROWID) into the current one; call in a write transaction.
+    """Bring item tables of earlier layouts to the current one; call in a write transaction. Returns the names.
 
-    Rows are copied as they are (nothing is decoded), then the old table is dropped: its pages go to SQLite's
-    free list and are reused by later writes (``VACUUM`` returns them to the file system). Returns the names.
+    WITHOUT ROWID tables are copied row by row as they are (nothing is decoded) into a new table, then dropped:
+    their pages go to SQLite's free list and are reused by later writes (``VACUUM`` returns them to the file
+    system). Rowid tables without parts get the two columns (NULL: whole bodies) and the parts table. Rows
+    already stored keep their bodies whole; a body is split when the item is next written.
     """
-    old = [
-        name
-        for (name,) in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' "
-            "AND name IN (SELECT 't' || id FROM dynabase_tables) AND sql LIKE '%WITHOUT ROWID'"
-        )
-    ]
-    for name in old:
-        conn.execute(f'ALTER TABLE {name} RENAME TO "{name} old"')
-        create_item_table(conn, name)
-        conn.execute(
-            f"INSERT INTO {name} (h, pk, sk, item, size, bin) "
-            f'SELECT h, pk, sk, item, size, bin FROM "{name} old" ORDER BY h, pk, sk'
-        )
-        conn.execute(f'DROP TABLE "{name} old"')
-    return old
+    old = conn.execute(
+        "SELECT name, sql LIKE '%WITHOUT ROWID' FROM sqlite_master WHERE type = 'table' "
+        "AND name IN (SELECT 't' || id FROM dynabase_tables) "
+        "AND name || ' parts' NOT IN (SELECT name FROM sqlite_master WHERE type = 'table')"
+    ).fetchall()
+    for name, without_rowid in old:
+        if without_rowid:
+            conn.execute(f'ALTER TABLE {name} RENAME TO "{name} old"')
+            create_item_table(conn, name)
+            conn.execute(
+                f"INSERT INTO {name} (h, pk, sk, item, size, bin) "
+                f'SELECT h, pk, sk, item, size, bin FROM "{name} old" ORDER BY h, pk, sk'
+            )
+            conn.execute(f'DROP TABLE "{name} old"')
+        else:
+            conn.execute(f"ALTER TABLE {name} ADD COLUMN first_part INTEGER")
+            conn.execute(f"ALTER TABLE {name} ADD COLUMN parts INTEGER")
+            _create_parts_table(conn, name)
+    return [name for name, _ in old]
 
 
 def partition_hash(pk: bytes) -> int:
@@ -175,6 +246,10 @@ class Storage:
             # checkpoint).
             self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.execute("PRAGMA foreign_keys = OFF")
+            # a REPLACE that deletes a row runs its delete trigger (which drops the row's parts) only so
+            self.conn.execute("PRAGMA recursive_triggers = ON")
+            #: bytes per part of a long item body (:func:`store_body`)
+            self.part_size = part_size(self.conn.execute("PRAGMA page_size").fetchone()[0])
             with self.write():
                 self.conn.execute(SCHEMA)
                 upgrade_item_tables(self.conn)

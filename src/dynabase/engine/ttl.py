@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationException
 from .items import Row, write_row
-from .storage import load_item
+from .storage import item_sql, load_item
 from .streams import SERVICE_IDENTITY
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def sweep(engine: Engine, now: float | None = None) -> int:
         last = None
         while True:
             with engine.storage.lock:
-                sql = f"SELECT h, pk, sk, item, bin FROM {table.sql}"
+                sql = f"SELECT h, pk, sk, {item_sql(table.sql)}, bin FROM {table.sql}"
                 args: tuple = ()
                 if last is not None:
                     sql += " WHERE (h, pk, sk) > (?, ?, ?)"
@@ -121,7 +121,7 @@ def _delete(engine: Engine, table: Any, attribute: str, victims: list[dict], now
         for item in victims:
             row = Row(table, table.key_of(item))
             found = conn.execute(
-                f"SELECT item, bin FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?",
+                f"SELECT {item_sql(table.sql)}, bin FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?",
                 (row.h, row.pk, row.sk),
             ).fetchone()
             if found is None:
