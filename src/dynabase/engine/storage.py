@@ -94,20 +94,23 @@ def part_size(page_size: int) -> int:
     return (page_size - 8) // 4 - 24
 
 
-def store_body(conn: Any, name: str, text: str, size: int) -> tuple[str | bytes, int | None, int | None]:
+def store_body(
+    conn: Any, name: str, text: str | bytes, size: int
+) -> tuple[str | bytes, int | None, int | None]:
     """Where an item's text goes: ``(item, first_part, parts)`` for its row, after writing its parts.
 
     A body of at most ``size`` bytes stays whole in the row. A longer one keeps its head (``len % size``
     bytes) in the row and the rest goes to the parts table in ``size``-byte rows with consecutive ids past the
     largest (appended, so parts pack pages full): rows over half a page would each take a page of their own.
     """
-    length = len(text) if text.isascii() else len(text.encode("utf-8"))
-    if length <= size:
+    data = text if isinstance(text, bytes) or text.isascii() else text.encode("utf-8")  # isascii: O(1)
+    if len(data) <= size:
         return text, None, None
-    data = text.encode("utf-8")
-    head = length % size
+    if isinstance(data, str):
+        data = data.encode("ascii")
+    head = len(data) % size
     (first,) = conn.execute(f'SELECT coalesce(max(id), 0) + 1 FROM "{name} parts"').fetchone()
-    count = (length - head) // size
+    count = len(data) // size
     conn.executemany(
         f'INSERT INTO "{name} parts" (id, part) VALUES (?, ?)',
         [(first + n, data[head + n * size : head + (n + 1) * size]) for n in range(count)],
