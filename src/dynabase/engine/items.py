@@ -20,7 +20,7 @@ from ..types import MAX_ITEM_SIZE, attribute_size, item_size, validate_item, val
 from .capacity import Consumed, check_mode, collection_metrics, read_units
 from .catalog import CatalogChanged
 from .schema import Table
-from .storage import dump_item, item_sql, load_item, partition_hash, store_body
+from .storage import body_of, dump_item, item_sql, load_row, partition_hash, store_body
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -203,7 +203,7 @@ def read_row(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
         raise CatalogChanged
     if text is None:
         return None, 0
-    return load_item(text, binary), size
+    return load_row(text, binary, row.pk, row.sk, table.row_keys), size
 
 
 def read_item(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
@@ -219,7 +219,7 @@ def read_item(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
     )
     if found is None:
         return None, 0
-    return load_item(found[0], found[1]), found[2]
+    return load_row(found[0], found[1], row.pk, row.sk, table.row_keys), found[2]
 
 
 def _fetch(conn: Any, sql: str, row: Row) -> Any:
@@ -249,7 +249,7 @@ def write_row(
             return
         conn.execute(f"DELETE FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?", (row.h, row.pk, row.sk))
     else:
-        text, binary = dump_item(new)
+        text, binary = dump_item(body_of(new, table.row_keys))
         body, first, parts = store_body(conn, table.sql, text, engine.storage.part_size)
         if old is None:
             conn.execute(

@@ -126,6 +126,14 @@ class Table:
         return f"t{self.id}"
 
     @cached_property
+    def row_keys(self) -> tuple[tuple[str, str, int], ...]:
+        """The key attributes left out of stored bodies (see :data:`dynabase.engine.storage.RowKeys`)."""
+        keys = [(self.keys.hash_name, self.keys.hash_type, 0)]
+        if self.keys.range_name:
+            keys.append((self.keys.range_name, self.keys.range_type, 1))  # type: ignore[arg-type]
+        return tuple(k for k in keys if k[1] in ("S", "B"))
+
+    @cached_property
     def index_key_names(self) -> frozenset[str]:
         """The attributes that are a key of some secondary index (and not of the table)."""
         names = {n for i in self.indexes.values() for n in i.keys.names}

@@ -7,7 +7,8 @@ Layout (keys as order-preserving byte strings from :func:`dynabase.types.encode_
   ``"t<id> key"`` on ``(h, pk, sk)``. ``h`` is a 32-bit hash of the partition key, so a scan walks partitions in
   hash order as DynamoDB does and a parallel scan segment is a range of ``h``. ``sk`` is ``b""`` for tables
   without a sort key. ``item`` is the item's JSON (wire shape); ``bin`` says it holds binary values; ``size`` is
-  DynamoDB's size. A body longer than a quarter page keeps only its head in ``item``; the rest is in
+  DynamoDB's size. The body leaves out the S and B key attributes (:func:`body_of`): ``pk``/``sk`` hold
+  them exactly, and :func:`load_row` puts them back. A body longer than a quarter page keeps only its head in ``item``; the rest is in
   ``"t<id> parts"(id, part)``, quarter-page rows ``first_part .. first_part + parts - 1`` (:func:`store_body`,
   read back whole by :func:`item_sql`; triggers drop them with their row).
 - ``t<id>_<index>(ih, ik, isk, h, pk, sk)``: one per secondary index (WITHOUT ROWID), pointing back at the item.
@@ -217,6 +218,33 @@ def load_item(text: str, binary: int) -> dict:
     if binary:
         return json.loads(text, object_hook=_decode_binary)
     return _loads_plain(text)
+
+
+#: the key attributes a table's row holds exactly in its ``pk``/``sk`` columns, so not again in its body:
+#: ``(name, type, column)`` for each S or B key attribute (column 0: ``pk``, 1: ``sk``). An N key stays in
+#: the body: its encoding normalises the number (``1.50`` and ``1.5`` encode alike), so it does not give the
+#: stored text back.
+RowKeys = tuple[tuple[str, str, int], ...]
+
+
+def body_of(item: dict, keys: RowKeys) -> dict:
+    """What is stored of an item in its row's ``item`` column: the item without the keys its row holds."""
+    if not keys:
+        return item
+    body = dict(item)
+    for name, _, _ in keys:
+        del body[name]
+    return body
+
+
+def load_row(text: str, binary: int, pk: bytes, sk: bytes, keys: RowKeys) -> dict:
+    """An item from its row: the stored body with the key attributes its row holds put back (a body written
+    before keys were left out still has them, and gets the same values again)."""
+    item = load_item(text, binary)
+    for name, typ, column in keys:
+        raw = sk if column else pk
+        item[name] = {"S": raw.decode("utf-8")} if typ == "S" else {"B": raw}
+    return item
 
 
 # -- the connection ------------------------------------------------------------------------------------------
