@@ -7,7 +7,13 @@ import sqlite3
 import pytest
 
 import dynabase
-from dynabase.engine.storage import UNSPLIT_ITEM_TABLE, WITHOUT_ROWID_ITEM_TABLE, item_sql
+from dynabase.engine.storage import (
+    UNSPLIT_ITEM_TABLE,
+    WITHOUT_ROWID_ITEM_TABLE,
+    dump_item,
+    item_sql,
+    load_row,
+)
 from dynabase.types import item_size
 
 from .test_concurrency import _integrity_problems
@@ -62,19 +68,20 @@ def _used_bytes(path: str) -> int:
 
 
 def _downgrade(path: str, name: str, ddl: str) -> None:
-    """Rebuild the item table ``name`` with an earlier DDL and whole bodies, as an earlier version wrote it."""
+    """Rebuild the item table ``name`` with an earlier DDL and whole bodies holding every key attribute, as an
+    earlier version wrote it (the test table's keys are both S)."""
     raw = sqlite3.connect(path, isolation_level=None)
     raw.execute("BEGIN IMMEDIATE")
-    raw.execute(f'ALTER TABLE {name} RENAME TO "{name} new"')
-    raw.execute(f'DROP INDEX "{name} key"')
+    rows = raw.execute(f"SELECT h, pk, sk, {item_sql(name)}, size, bin FROM {name}").fetchall()
+    raw.execute(f"DROP TABLE {name}")
+    raw.execute(f'DROP TABLE "{name} parts"')
     raw.execute(ddl.format(name=name))
     if "WITHOUT ROWID" not in ddl:
         raw.execute(f'CREATE UNIQUE INDEX "{name} key" ON {name} (h, pk, sk)')
-    raw.execute(
-        f'INSERT INTO {name} SELECT h, pk, sk, {item_sql(name, "n")}, size, bin FROM "{name} new" AS n'
-    )
-    raw.execute(f'DROP TABLE "{name} new"')
-    raw.execute(f'DROP TABLE "{name} parts"')
+    keys = (("pk", "S", 0), ("sk", "S", 1))
+    for h, pk, sk, text, size, binary in rows:
+        whole = dump_item(load_row(text, binary, pk, sk, keys))
+        raw.execute(f"INSERT INTO {name} VALUES (?, ?, ?, ?, ?, ?)", (h, pk, sk, whole[0], size, whole[1]))
     raw.execute("COMMIT")
     raw.close()
 
@@ -120,6 +127,8 @@ def test_a_file_with_an_old_layout_is_upgraded_on_open_and_keeps_every_item(tmp_
     name, _ = _item_table(path)
     _downgrade(path, name, ddl)
     assert _item_table(path)[1] == ddl.format(name=name)
+    with sqlite3.connect(path) as raw:  # bodies as earlier versions wrote them: with the key attributes
+        assert all('"pk":' in text for (text,) in raw.execute(f"SELECT item FROM {name}"))
 
     client = dynabase.connect(path)
     assert "WITHOUT ROWID" not in _item_table(path)[1] and "parts INTEGER" in _item_table(path)[1]
@@ -247,3 +256,35 @@ def test_parts_go_with_their_rows_on_every_write(tmp_path):
     client.close()
     with sqlite3.connect(path) as raw:
         assert raw.execute("SELECT name FROM sqlite_master WHERE name LIKE 't%'").fetchall() == []
+
+
+def test_bodies_leave_out_the_s_and_b_keys_and_keep_n_keys(tmp_path):
+    """The row's pk/sk columns hold S and B keys exactly; an N key's encoding does not keep its text."""
+    path = str(tmp_path / "keys.db")
+    client = dynabase.connect(path)
+    for name, types in (("sbkeys", ("S", "B")), ("nskeys", ("N", "S"))):
+        client.create_table(
+            TableName=name,
+            KeySchema=[
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": types[0]},
+                {"AttributeName": "sk", "AttributeType": types[1]},
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
+    sb = {"pk": {"S": "é#1"}, "sk": {"B": b"\x00\xff"}, "v": {"S": "x"}}
+    ns = {"pk": {"N": "12.5"}, "sk": {"S": "s"}, "v": {"S": "x"}}
+    client.put_item(TableName="sbkeys", Item=sb)
+    client.put_item(TableName="nskeys", Item=ns)
+    assert client.get_item(TableName="sbkeys", Key={"pk": sb["pk"], "sk": sb["sk"]})["Item"] == sb
+    assert client.get_item(TableName="nskeys", Key={"pk": ns["pk"], "sk": ns["sk"]})["Item"] == ns
+    client.close()
+    with sqlite3.connect(path) as raw:
+        ids = dict(raw.execute("SELECT name, id FROM dynabase_tables"))
+        assert raw.execute(f"SELECT item, bin FROM t{ids['sbkeys']}").fetchall() == [('{"v":{"S":"x"}}', 0)]
+        assert raw.execute(f"SELECT item FROM t{ids['nskeys']}").fetchall() == [
+            ('{"pk":{"N":"12.5"},"v":{"S":"x"}}',)
+        ]
