@@ -6,8 +6,9 @@ Targets (the same requests, the same data, one process):
 * ``dynabase-mem``  -- ``dynabase.connect(":memory:")``: shown as an extra column, not used in the ratios.
 * ``moto``          -- ``moto.mock_aws`` with ``boto3.client("dynamodb")``: the usual in-process fake.
 * ``sqlite-floor``  -- plain ``sqlite3`` doing the same storage work without DynamoDB semantics: items in
-  a rowid table ``(pk BLOB, sk BLOB, item TEXT)`` with a unique index on ``(pk, sk)`` (the engine's layout), a
-  GSI table ``(gpk, gsk, pk, sk)``, WAL + synchronous=NORMAL,
+  a rowid table ``(pk BLOB, sk BLOB, item TEXT, first_part, parts)`` with a unique index on ``(pk, sk)`` and a
+  parts table (the engine's layout; bodies without the keys), a GSI table ``(gpk, gsk, pk, sk)``, WAL +
+  synchronous=NORMAL,
   one ``BEGIN IMMEDIATE`` transaction per write, the item dict JSON-encoded on write and decoded on read (with
   the engine's codec: orjson when installed).
 
@@ -48,7 +49,18 @@ ROOT = Path(__file__).resolve().parent.parent
 # Benchmark the working tree, whether or not the package is installed.
 sys.path.insert(0, str(ROOT / "src"))
 
+from dynabase.engine.storage import (  # noqa: E402 - the engine's item layout, for the floor
+    body_of,
+    create_parts_table,
+    item_sql,
+    load_row,
+    part_size,
+    store_body,
+)
+
 TABLE = "bench"
+#: the floor's key attributes, left out of stored bodies as the engine does (both S)
+FLOOR_KEYS = (("pk", "S", 0), ("sk", "S", 1))
 GSI = "gsi1"
 OPS = ("put", "get", "query25", "gsi_query", "update")
 OP_LABELS = {
@@ -273,7 +285,9 @@ class SqliteFloor(Target):
     """The same storage work on plain sqlite3, without DynamoDB semantics (an honest lower bound on cost).
 
     Same durability as the engine (WAL, synchronous=NORMAL, one transaction per write), the same item dicts
-    JSON-encoded on write and decoded on read, a GSI table kept in step with the items.
+    JSON-encoded on write and decoded on read, a GSI table kept in step with the items. The engine's item
+    layout and body work: a rowid table found through a key index, bodies without the key attributes (put
+    back on read), long bodies split into parts (:func:`dynabase.engine.storage.store_body`).
     """
 
     name = "sqlite-floor"
@@ -284,15 +298,22 @@ class SqliteFloor(Target):
         )
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA synchronous = NORMAL")
-        # the engine's item layout: a rowid table (rows of any size fill their pages) found through a key index
-        self.conn.execute("CREATE TABLE items (pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL)")
+        self.conn.execute("PRAGMA recursive_triggers = ON")
+        # the engine's item layout: a rowid table found through a key index, with parts for long bodies
+        self.conn.execute(
+            "CREATE TABLE items (pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL, first_part INTEGER, "
+            "parts INTEGER)"
+        )
         self.conn.execute("CREATE UNIQUE INDEX items_key ON items (pk, sk)")
+        create_parts_table(self.conn, "items")
+        self._part = part_size(self.conn.execute("PRAGMA page_size").fetchone()[0])
+        self._item = item_sql("items")
         self.conn.execute(
             "CREATE TABLE gsi (gpk BLOB NOT NULL, gsk BLOB NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, "
             "PRIMARY KEY (gpk, gsk, pk, sk)) WITHOUT ROWID"
         )
         # the JSON codec the engine itself uses (orjson when installed), so the floor stays a lower bound
-        self._dumps, self._loads = item_codec()
+        self._dumps = item_codec()[0]
 
     def op(self, name: str) -> Callable[[dict], Any]:
         return getattr(self, "_" + name)
@@ -309,14 +330,16 @@ class SqliteFloor(Target):
         conn.execute("BEGIN IMMEDIATE")
         try:
             # The old item's GSI key is needed to keep the GSI table right on an overwrite.
-            row = conn.execute("SELECT item FROM items WHERE pk = ? AND sk = ?", (pk, sk)).fetchone()
+            row = conn.execute(f"SELECT {self._item} FROM items WHERE pk = ? AND sk = ?", (pk, sk)).fetchone()
             old_gkey = None
             if row is not None:
-                old = self._loads(row[0])
+                old = load_row(row[0], 0, pk, sk, FLOOR_KEYS)
                 if "gpk" in old and "gsk" in old:
                     old_gkey = (old["gpk"]["S"].encode(), old["gsk"]["S"].encode())
+            body = store_body(conn, "items", self._dumps(body_of(item, FLOOR_KEYS)), self._part)
             conn.execute(
-                "INSERT OR REPLACE INTO items (pk, sk, item) VALUES (?, ?, ?)", (pk, sk, self._dumps(item))
+                "INSERT OR REPLACE INTO items (pk, sk, item, first_part, parts) VALUES (?, ?, ?, ?, ?)",
+                (pk, sk, *body),
             )
             if old_gkey != gkey:
                 if old_gkey is not None:
@@ -333,30 +356,29 @@ class SqliteFloor(Target):
 
     def _get(self, req: dict) -> dict:
         key = req["Key"]
+        pk, sk = key["pk"]["S"].encode(), key["sk"]["S"].encode()
         row = self.conn.execute(
-            "SELECT item FROM items WHERE pk = ? AND sk = ?",
-            (key["pk"]["S"].encode(), key["sk"]["S"].encode()),
+            f"SELECT {self._item} FROM items WHERE pk = ? AND sk = ?", (pk, sk)
         ).fetchone()
-        return {"Item": self._loads(row[0])} if row is not None else {}
+        return {"Item": load_row(row[0], 0, pk, sk, FLOOR_KEYS)} if row is not None else {}
 
     def _query25(self, req: dict) -> dict:
         pk = req["ExpressionAttributeValues"][":p"]["S"].encode()
-        loads = self._loads
         rows = self.conn.execute(
-            "SELECT item FROM items WHERE pk = ? ORDER BY sk LIMIT ?", (pk, req.get("Limit", -1))
+            f"SELECT {self._item}, pk, sk FROM items WHERE pk = ? ORDER BY sk LIMIT ?",
+            (pk, req.get("Limit", -1)),
         ).fetchall()
-        items = [loads(r[0]) for r in rows]
+        items = [load_row(text, 0, pk, sk, FLOOR_KEYS) for text, pk, sk in rows]
         return {"Items": items, "Count": len(items)}
 
     def _gsi_query(self, req: dict) -> dict:
         gpk = req["ExpressionAttributeValues"][":g"]["S"].encode()
-        loads = self._loads
         rows = self.conn.execute(
-            "SELECT t.item FROM gsi g JOIN items t ON t.pk = g.pk AND t.sk = g.sk WHERE g.gpk = ? "
-            "ORDER BY g.gsk, g.pk, g.sk",
+            f"SELECT {item_sql('items', 't')}, t.pk, t.sk FROM gsi g JOIN items t ON t.pk = g.pk AND t.sk = g.sk "
+            "WHERE g.gpk = ? ORDER BY g.gsk, g.pk, g.sk",
             (gpk,),
         ).fetchall()
-        items = [loads(r[0]) for r in rows]
+        items = [load_row(text, 0, pk, sk, FLOOR_KEYS) for text, pk, sk in rows]
         return {"Items": items, "Count": len(items)}
 
     def _update(self, req: dict) -> dict:
@@ -365,12 +387,16 @@ class SqliteFloor(Target):
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            row = conn.execute("SELECT item FROM items WHERE pk = ? AND sk = ?", (pk, sk)).fetchone()
+            row = conn.execute(f"SELECT {self._item} FROM items WHERE pk = ? AND sk = ?", (pk, sk)).fetchone()
             if row is None:  # the condition attribute_exists(pk) fails
                 raise KeyError("condition failed")
-            item = self._loads(row[0])
+            item = load_row(row[0], 0, pk, sk, FLOOR_KEYS)
             item["c"] = {"N": str(int(item["c"]["N"]) + 1)}
-            conn.execute("UPDATE items SET item = ? WHERE pk = ? AND sk = ?", (self._dumps(item), pk, sk))
+            body = store_body(conn, "items", self._dumps(body_of(item, FLOOR_KEYS)), self._part)
+            conn.execute(
+                "UPDATE items SET item = ?, first_part = ?, parts = ? WHERE pk = ? AND sk = ?",
+                (*body, pk, sk),
+            )
         except BaseException:
             conn.execute("ROLLBACK")
             raise

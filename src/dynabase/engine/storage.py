@@ -57,10 +57,10 @@ def create_item_table(conn: Any, name: str) -> None:
     )
     # the name has a space: no secondary index table (t<id>_<letters, digits, _>) can take it
     conn.execute(f'CREATE UNIQUE INDEX "{name} key" ON {name} (h, pk, sk)')
-    _create_parts_table(conn, name)
+    create_parts_table(conn, name)
 
 
-def _create_parts_table(conn: Any, name: str) -> None:
+def create_parts_table(conn: Any, name: str) -> None:
     """The parts of long bodies, dropped with their row by triggers (every delete and rewrite, in SQL)."""
     conn.execute(f'CREATE TABLE "{name} parts" (id INTEGER PRIMARY KEY, part BLOB NOT NULL)')
     gone = f'DELETE FROM "{name} parts" WHERE id >= old.first_part AND id < old.first_part + old.parts; END'
@@ -156,7 +156,7 @@ def upgrade_item_tables(conn: Any) -> list[str]:
         else:
             conn.execute(f"ALTER TABLE {name} ADD COLUMN first_part INTEGER")
             conn.execute(f"ALTER TABLE {name} ADD COLUMN parts INTEGER")
-            _create_parts_table(conn, name)
+            create_parts_table(conn, name)
     return [name for name, _ in old]
 
 
