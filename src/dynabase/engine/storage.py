@@ -238,8 +238,9 @@ def body_of(item: dict, keys: RowKeys) -> dict:
 
 
 def load_row(text: str, binary: int, pk: bytes, sk: bytes, keys: RowKeys) -> dict:
-    """An item from its row: the stored body with the key attributes its row holds put back (a body written
-    before keys were left out still has them, and gets the same values again)."""
+    """An item from its row: the stored body with the key attributes its row holds put back, after the other
+    attributes (DynamoDB gives attributes in no set order; putting them first would cost a copy of the dict).
+    A body written before keys were left out still has them, and gets the same values again."""
     item = load_item(text, binary)
     for name, typ, column in keys:
         raw = sk if column else pk
