@@ -15,10 +15,11 @@ The sizes sweep 100 B to 400 KB, with every 256 B from 1.5 to 5 KB (where rows c
 * ``dynamodb-local``  -- DynamoDB Local (the test harness's pinned jar) started with ``-dbPath <dir>`` (file mode),
   one process per size; the figure is the directory's files after the process stopped.
 
-``--layouts`` adds the raw SQLite comparison behind dynabase's layout choice: the same rows stored in the old
-WITHOUT ROWID item table, in a rowid table with a unique key index (dynabase's layout), and in a WITHOUT ROWID
-key table beside a rowid body table, at page sizes 4096/8192/16384, and with zlib (level 1) on the JSON; with
-the time zlib costs per item.
+``--layouts`` adds the raw SQLite comparison behind dynabase's layout choice, on the text items: the first item
+table (WITHOUT ROWID), the second (a rowid table with a unique key index on ``(h, pk, sk)``) and the engine's
+(a WITHOUT ROWID keys table, a rowid items table of bodies without the keys, quarter-page parts), each at page
+sizes 1024/4096/8192, and the engine's with zlib (level 1) on the body; with CPU microseconds per write and per
+read by key (decoding included) on 4 KB pages.
 
 Goals (issue 12): <= 1.5x the DynamoDB item size for items of 1 KB to 400 KB, <= 2x for 100 B items. The
 report ends with the worst ratio in 1 KB-400 KB per shape, for dynabase and for DynamoDB Local.
@@ -47,21 +48,24 @@ sys.path.insert(0, str(ROOT / "src"))  # measure the working tree
 sys.path.insert(0, str(ROOT))  # tests.backends: DynamoDB Local's installer and process handling
 
 from dynabase.engine.storage import (  # noqa: E402
-    UNSPLIT_ITEM_TABLE,
+    ROWID_ITEM_TABLE,
     WITHOUT_ROWID_ITEM_TABLE,
+    body_of,
     create_item_table,
     dump_item,
+    insert_row,
     item_sql,
     load_item,
+    load_row,
     part_size,
     partition_hash,
-    store_body,
 )
 from dynabase.types import encode_key, item_size  # noqa: E402
 from engine_bench import render  # noqa: E402
 
 SIZES = (100, 500, 1000, 1100) + tuple(range(1536, 5121, 256)) + (8000, 16_000, 100_000, 400_000)
 SHAPES = ("text", "mixed")
+KEYS = (("pk", "S", 0), ("sk", "S", 1))  # the items' keys, left out of the engine's bodies
 TABLE = "sized"
 CREATE = {
     "TableName": TABLE,
@@ -192,9 +196,11 @@ def _whole_rows(ddl: str) -> Callable[[Any, str], None]:
 
 
 LAYOUTS = {  # name -> (conn, table name) -> None: create the item table
-    "WITHOUT ROWID": _whole_rows(WITHOUT_ROWID_ITEM_TABLE),  # until the rowid layout
-    "rowid, whole rows": _whole_rows(UNSPLIT_ITEM_TABLE),  # until bodies were split into parts
-    "rowid + parts": create_item_table,  # the engine's own
+    "WITHOUT ROWID": _whole_rows(WITHOUT_ROWID_ITEM_TABLE),  # the first layout
+    "rowid + key index": _whole_rows(
+        ROWID_ITEM_TABLE
+    ),  # the second (keys in the row, the index and the body)
+    "keys + items + parts": create_item_table,  # the engine's own
 }
 LAYOUT_SIZES = (100, 1000, 1100, 1536, 2048, 2304, 2560, 3072, 4096, 8000, 100_000)
 PAGE_SIZES = (1024, 4096, 8192)
@@ -203,7 +209,7 @@ PAGE_SIZES = (1024, 4096, 8192)
 def layout_run(
     layout: str, page_size: int, items: list[dict], tmp: str, compress: bool = False
 ) -> tuple[int, float, float]:
-    """(bytes on disk, microseconds per write, per read by key with decoding) for ``items`` in ``layout``."""
+    """(bytes on disk, CPU microseconds per write, per read by key with decoding) for ``items`` in ``layout``."""
     path = os.path.join(tmp, f"layout-{page_size}.db")
     for suffix in ("", "-wal", "-shm"):
         Path(path + suffix).unlink(missing_ok=True)
@@ -212,19 +218,16 @@ def layout_run(
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA recursive_triggers = ON")
     LAYOUTS[layout](conn, "t")
-    parts = layout == "rowid + parts"
+    engine = layout == "keys + items + parts"
     chunk = part_size(page_size)
     keys = [(partition_hash(encode_key(i["pk"])), encode_key(i["pk"]), encode_key(i["sk"])) for i in items]
     start = time.process_time()  # CPU time: other work on the machine disturbs it less
     conn.execute("BEGIN")
     for n, (item, key) in enumerate(zip(items, keys, strict=True)):
-        text, binary = dump_item(item)
+        text, binary = dump_item(body_of(item, KEYS) if engine else item)
         body: str | bytes = zlib.compress(text.encode(), 1) if compress else text
-        if parts:
-            body, first, count = store_body(conn, "t", body, chunk)
-            conn.execute(
-                "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (*key, body, 0, binary, first, count)
-            )
+        if engine:
+            insert_row(conn, "t", key, body, item_size(item), binary, chunk)  # type: ignore[arg-type]
         else:
             conn.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)", (*key, body, item_size(item), binary))
         if n % 500 == 499:  # transactions of the size a busy writer commits
@@ -232,7 +235,7 @@ def layout_run(
             conn.execute("BEGIN")
     conn.execute("COMMIT")
     write_us = (time.process_time() - start) / len(items) * 1e6
-    column = item_sql("t") if parts else "item"
+    column = item_sql("t") if engine else "item"
     if compress:
         column = f"CAST({column} AS BLOB)"
     select = f"SELECT {column}, bin FROM t WHERE h = ? AND pk = ? AND sk = ?"
@@ -240,7 +243,8 @@ def layout_run(
     start = time.process_time()
     for key in order:
         stored, binary = conn.execute(select, key).fetchone()
-        load_item(zlib.decompress(stored).decode() if compress else stored, binary)
+        text = zlib.decompress(stored).decode() if compress else stored
+        load_row(text, binary, key[1], key[2], KEYS) if engine else load_item(text, binary)
     read_us = (time.process_time() - start) / len(keys) * 1e6
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
@@ -323,7 +327,7 @@ def report(results: list[dict]) -> None:
 
 def layouts_report(sizes: list[int], total_bytes: int) -> None:
     print("\nRaw SQLite layouts (text items): bytes on disk / DynamoDB bytes, WAL checkpointed")
-    names = [*LAYOUTS, "rowid + parts + zlib"]
+    names = [*LAYOUTS, "engine's + zlib"]
     table = [["item size", "page", *names]]
     timings = [["item size", *(f"{n} {what}" for n in names for what in ("write us", "read us"))]]
     for size in sizes:
@@ -332,7 +336,7 @@ def layouts_report(sizes: list[int], total_bytes: int) -> None:
         with tempfile.TemporaryDirectory(prefix="dynabase-layouts-") as tmp:
             for page in PAGE_SIZES:
                 runs = [layout_run(name, page, items, tmp) for name in LAYOUTS]
-                runs.append(layout_run("rowid + parts", page, items, tmp, compress=True))
+                runs.append(layout_run("keys + items + parts", page, items, tmp, compress=True))
                 table.append([f"{size:,} B", str(page), *(f"{b / ddb:.2f}x" for b, _, _ in runs)])
                 if page == 4096:
                     timings.append([f"{size:,} B", *(f"{t:.1f}" for _, w, r in runs for t in (w, r))])

@@ -20,7 +20,16 @@ from ..types import MAX_ITEM_SIZE, attribute_size, item_size, validate_item, val
 from .capacity import Consumed, check_mode, collection_metrics, read_units
 from .catalog import CatalogChanged
 from .schema import Table
-from .storage import body_of, dump_item, item_sql, load_row, partition_hash, store_body
+from .storage import (
+    body_of,
+    delete_row,
+    dump_item,
+    insert_row,
+    item_sql,
+    load_row,
+    partition_hash,
+    rewrite_row,
+)
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -195,8 +204,8 @@ def read_row(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
     version, text, binary, size = _fetch(
         conn,
         f"SELECT v.user_version, {item_sql(table.sql, 't')}, t.bin, t.size FROM pragma_user_version AS v "
-        f"LEFT JOIN {table.sql} AS t "
-        "ON t.h = ? AND t.pk = ? AND t.sk = ?",
+        f'LEFT JOIN "{table.sql} keys" AS k ON k.h = ? AND k.pk = ? AND k.sk = ? '
+        f'LEFT JOIN "{table.sql} items" AS t ON t.id = k.id',
         row,
     )
     if version != table.version:
@@ -244,25 +253,16 @@ def write_row(
 ) -> None:
     """Store ``new`` (or delete when None) in place of ``old``, keeping every secondary index in step
     (``indexes_unchanged``: the caller knows no index key attribute changed)."""
+    key = (row.h, row.pk, row.sk)
     if new is None:
         if old is None:
             return
-        conn.execute(f"DELETE FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?", (row.h, row.pk, row.sk))
+        delete_row(conn, table.sql, key)
     else:
         text, binary = dump_item(body_of(new, table.row_keys))
-        body, first, parts = store_body(conn, table.sql, text, engine.storage.part_size)
-        if old is None:
-            conn.execute(
-                f"INSERT OR REPLACE INTO {table.sql} (h, pk, sk, item, size, bin, first_part, parts) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (row.h, row.pk, row.sk, body, new_size, binary, first, parts),
-            )
-        else:  # in place: a replace would delete and insert the row, rebalancing the page more often
-            conn.execute(
-                f"UPDATE {table.sql} SET item = ?, size = ?, bin = ?, first_part = ?, parts = ? "
-                "WHERE h = ? AND pk = ? AND sk = ?",
-                (body, new_size, binary, first, parts, row.h, row.pk, row.sk),
-            )
+        # in place when stored: a new row would grow the items table and leave a hole where the old one was
+        store = insert_row if old is None else rewrite_row
+        store(conn, table.sql, key, text, new_size, binary, engine.storage.part_size)
     for index in () if indexes_unchanged else table.indexes.values():
         old_key = index.key_of(old) if old is not None else None
         new_key = index.key_of(new) if new is not None else None

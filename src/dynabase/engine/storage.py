@@ -3,24 +3,30 @@
 Layout (keys as order-preserving byte strings from :func:`dynabase.types.encode_key`):
 
 - ``dynabase_tables(name, id, description)``: the catalog, one row per DynamoDB table (description is JSON).
-- ``t<id>(h, pk, sk, item, size, bin, first_part, parts)``: the items, a rowid table with the unique key index
-  ``"t<id> key"`` on ``(h, pk, sk)``. ``h`` is a 32-bit hash of the partition key, so a scan walks partitions in
-  hash order as DynamoDB does and a parallel scan segment is a range of ``h``. ``sk`` is ``b""`` for tables
-  without a sort key. ``item`` is the item's JSON (wire shape); ``bin`` says it holds binary values; ``size`` is
-  DynamoDB's size. The body leaves out the S and B key attributes (:func:`body_of`): ``pk``/``sk`` hold
-  them exactly, and :func:`load_row` puts them back. A body longer than a quarter page keeps only its head in ``item``; the rest is in
-  ``"t<id> parts"(id, part)``, quarter-page rows ``first_part .. first_part + parts - 1`` (:func:`store_body`,
-  read back whole by :func:`item_sql`; triggers drop them with their row).
+- ``t<id>``: the items of a table, a view joining its three tables (every statement that reads names it):
+
+  - ``"t<id> keys"(h, pk, sk, id)``, WITHOUT ROWID, primary key ``(h, pk, sk)``: ``h`` is a 32-bit hash of the
+    partition key, so a scan walks partitions in hash order as DynamoDB does and a parallel scan segment is a
+    range of ``h``; ``sk`` is ``b""`` for tables without a sort key; ``id`` is the item's row.
+  - ``"t<id> items"(id, item, size, bin, first_part, parts)``, a rowid table: ``item`` is the item's JSON (wire
+    shape) without the S and B key attributes (:func:`body_of`: the keys table holds them exactly, and
+    :func:`load_row` puts them back); ``bin`` says it holds binary values; ``size`` is DynamoDB's size.
+  - ``"t<id> parts"(id, part)``: a body longer than a quarter page keeps only its head in ``item``; the rest is
+    in quarter-page rows ``first_part .. first_part + parts - 1`` (:func:`store_body`, read back whole by
+    :func:`item_sql`).
+
+  Triggers delete an item's row with its key and its parts with its row (or with its old body).
 - ``t<id>_<index>(ih, ik, isk, h, pk, sk)``: one per secondary index (WITHOUT ROWID), pointing back at the item.
 
 Why this layout (``bench/storage_bench.py`` has the disk figures, ``bench/engine_bench.py`` the speed): a
 WITHOUT ROWID table is an index b-tree, whose rows spill to overflow pages past ~1 KB (on 4 KB pages) and leave
-most of each overflow page empty, so any item of 1-4 KB took ~4.7 KB. A rowid table keeps rows up to ~4 KB
-whole in its leaf pages and fills its overflow pages, but a row over half a page gets a page to itself (items
-of 2-2.8 KB took up to 2.1x their size). Parts of a quarter page pack four to a page, and the rows left in the
-item table are at most ~1 KB, so no row wastes more than a fraction of a page. Every statement names
-``h, pk, sk``, so SQLite finds rows through the key index (a second b-tree step per row read). Files written
-before are brought to this layout when opened, in the transaction that opens them (:func:`upgrade_item_tables`).
+most of each overflow page empty, so any item of 1-4 KB took ~4.7 KB, and random inserts (keys in hash order)
+leave its pages ~85% full. So only keys live in one (rows of ~30-60 bytes); bodies are appended to a rowid
+table, whose pages fill. A rowid row over half a page gets a page to itself (items of 2-2.8 KB took up to 2.1x
+their size): parts of a quarter page pack four to a page, and the rows left are at most ~1 KB. Keys are
+stored once (a rowid table with a unique key index held them in the row, the index and the body: 100 B items
+took 2.8x). Reading an item is a step in each b-tree, as with an index. Files written before are brought to
+this layout when opened, in the transaction that opens them (:func:`upgrade_item_tables`).
 
 ``PRAGMA user_version`` counts catalog changes, so every connection (and process) sees DDL made by another.
 """
@@ -50,33 +56,72 @@ CREATE TABLE IF NOT EXISTS dynabase_tables (
 
 
 def create_item_table(conn: Any, name: str) -> None:
-    """Create the item table ``name``, its key index and its parts table (the layout above)."""
+    """Create the item view ``name`` over its keys, items and parts tables, with the triggers that drop an
+    item's row and parts with its key (the layout above). The names have a space: no secondary index table
+    (t<id>_<letters, digits, _>) can take them."""
     conn.execute(
-        f"CREATE TABLE {name} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL, "
-        "size INTEGER NOT NULL, bin INTEGER NOT NULL, first_part INTEGER, parts INTEGER)"
+        f'CREATE TABLE "{name} keys" (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, id INTEGER NOT NULL, '
+        "PRIMARY KEY (h, pk, sk)) WITHOUT ROWID"
     )
-    # the name has a space: no secondary index table (t<id>_<letters, digits, _>) can take it
-    conn.execute(f'CREATE UNIQUE INDEX "{name} key" ON {name} (h, pk, sk)')
-    create_parts_table(conn, name)
-
-
-def create_parts_table(conn: Any, name: str) -> None:
-    """The parts of long bodies, dropped with their row by triggers (every delete and rewrite, in SQL)."""
+    conn.execute(
+        f'CREATE TABLE "{name} items" (id INTEGER PRIMARY KEY, item TEXT NOT NULL, size INTEGER NOT NULL, '
+        "bin INTEGER NOT NULL, first_part INTEGER, parts INTEGER)"
+    )
     conn.execute(f'CREATE TABLE "{name} parts" (id INTEGER PRIMARY KEY, part BLOB NOT NULL)')
+    conn.execute(
+        f'CREATE TRIGGER "{name} item of a deleted key" AFTER DELETE ON "{name} keys" '
+        f'BEGIN DELETE FROM "{name} items" WHERE id = old.id; END'
+    )
     gone = f'DELETE FROM "{name} parts" WHERE id >= old.first_part AND id < old.first_part + old.parts; END'
     conn.execute(
-        f'CREATE TRIGGER "{name} parts of deleted" AFTER DELETE ON {name} WHEN old.parts IS NOT NULL BEGIN {gone}'
+        f'CREATE TRIGGER "{name} parts of a deleted item" AFTER DELETE ON "{name} items" '
+        f"WHEN old.parts IS NOT NULL BEGIN {gone}"
     )
     conn.execute(
-        f'CREATE TRIGGER "{name} parts of rewritten" AFTER UPDATE OF item ON {name} '
+        f'CREATE TRIGGER "{name} parts of a rewritten item" AFTER UPDATE OF item ON "{name} items" '
         f"WHEN old.parts IS NOT NULL BEGIN {gone}"
+    )
+    conn.execute(
+        f"CREATE VIEW {name} AS SELECT k.h AS h, k.pk AS pk, k.sk AS sk, i.item AS item, i.size AS size, "
+        "i.bin AS bin, i.first_part AS first_part, i.parts AS parts "
+        f'FROM "{name} keys" AS k JOIN "{name} items" AS i ON i.id = k.id'
     )
 
 
 def drop_item_table(conn: Any, name: str) -> None:
-    """Drop the item table ``name`` with its parts (its index and triggers go with it)."""
-    conn.execute(f"DROP TABLE IF EXISTS {name}")
-    conn.execute(f'DROP TABLE IF EXISTS "{name} parts"')
+    """Drop the item view ``name`` and its tables (their triggers go with them)."""
+    conn.execute(f"DROP VIEW IF EXISTS {name}")
+    for table in ("keys", "items", "parts"):
+        conn.execute(f'DROP TABLE IF EXISTS "{name} {table}"')
+
+
+def insert_row(
+    conn: Any, name: str, key: tuple[int, bytes, bytes], text: str, size: int, binary: int, part: int
+) -> None:
+    """Store a new item (``key``: its ``h, pk, sk``; ``text``: its body): its row, parts, then its key."""
+    body, first, parts = store_body(conn, name, text, part)
+    rowid = conn.execute(
+        f'INSERT INTO "{name} items" (item, size, bin, first_part, parts) VALUES (?, ?, ?, ?, ?)',
+        (body, size, binary, first, parts),
+    ).lastrowid
+    conn.execute(f'INSERT OR REPLACE INTO "{name} keys" (h, pk, sk, id) VALUES (?, ?, ?, ?)', (*key, rowid))
+
+
+def rewrite_row(
+    conn: Any, name: str, key: tuple[int, bytes, bytes], text: str, size: int, binary: int, part: int
+) -> None:
+    """Store a stored item's new body in place (its old parts are dropped by a trigger)."""
+    body, first, parts = store_body(conn, name, text, part)
+    conn.execute(
+        f'UPDATE "{name} items" SET item = ?, size = ?, bin = ?, first_part = ?, parts = ? '
+        f'WHERE id = (SELECT id FROM "{name} keys" WHERE h = ? AND pk = ? AND sk = ?)',
+        (body, size, binary, first, parts, *key),
+    )
+
+
+def delete_row(conn: Any, name: str, key: tuple[int, bytes, bytes]) -> None:
+    """Delete a stored item: its key (its row and parts go by triggers)."""
+    conn.execute(f'DELETE FROM "{name} keys" WHERE h = ? AND pk = ? AND sk = ?', key)
 
 
 def item_sql(name: str, alias: str = "") -> str:
@@ -119,45 +164,44 @@ def store_body(
     return data[:head], first, count
 
 
-#: the item tables of earlier layouts, which :func:`upgrade_item_tables` brings to the current one: WITHOUT ROWID
-#: (rewritten), and rowid tables without parts (given the two columns and the parts table)
+#: the item tables of earlier layouts, which :func:`upgrade_item_tables` rewrites: WITHOUT ROWID, then a rowid
+#: table with a unique key index on ``(h, pk, sk)`` (rows of 2-4 KB took a page each; keys stored twice)
 WITHOUT_ROWID_ITEM_TABLE = (
     "CREATE TABLE {name} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL, "
     "size INTEGER NOT NULL, bin INTEGER NOT NULL, PRIMARY KEY (h, pk, sk)) WITHOUT ROWID"
 )
-UNSPLIT_ITEM_TABLE = (
+ROWID_ITEM_TABLE = (
     "CREATE TABLE {name} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL, "
     "size INTEGER NOT NULL, bin INTEGER NOT NULL)"
 )
 
 
 def upgrade_item_tables(conn: Any) -> list[str]:
-    """Bring item tables of earlier layouts to the current one; call in a write transaction. Returns the names.
+    """Rewrite item tables of earlier layouts into the current one; call in a write transaction. Returns the
+    names.
 
-    WITHOUT ROWID tables are copied row by row as they are (nothing is decoded) into a new table, then dropped:
-    their pages go to SQLite's free list and are reused by later writes (``VACUUM`` returns them to the file
-    system). Rowid tables without parts get the two columns (NULL: whole bodies) and the parts table. Rows
-    already stored keep their bodies whole; a body is split when the item is next written.
+    Rows are copied as they are (nothing is decoded: bodies keep their key attributes, and long ones stay
+    whole until the item is next written), then the old table is dropped: its pages go to SQLite's free list
+    and are reused by later writes (``VACUUM`` returns them to the file system).
     """
-    old = conn.execute(
-        "SELECT name, sql LIKE '%WITHOUT ROWID' FROM sqlite_master WHERE type = 'table' "
-        "AND name IN (SELECT 't' || id FROM dynabase_tables) "
-        "AND name || ' parts' NOT IN (SELECT name FROM sqlite_master WHERE type = 'table')"
-    ).fetchall()
-    for name, without_rowid in old:
-        if without_rowid:
-            conn.execute(f'ALTER TABLE {name} RENAME TO "{name} old"')
-            create_item_table(conn, name)
-            conn.execute(
-                f"INSERT INTO {name} (h, pk, sk, item, size, bin) "
-                f'SELECT h, pk, sk, item, size, bin FROM "{name} old" ORDER BY h, pk, sk'
-            )
-            conn.execute(f'DROP TABLE "{name} old"')
-        else:
-            conn.execute(f"ALTER TABLE {name} ADD COLUMN first_part INTEGER")
-            conn.execute(f"ALTER TABLE {name} ADD COLUMN parts INTEGER")
-            create_parts_table(conn, name)
-    return [name for name, _ in old]
+    old = [
+        name
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (SELECT 't' || id FROM dynabase_tables)"
+        )
+    ]
+    for name in old:
+        conn.execute(f'ALTER TABLE {name} RENAME TO "{name} old"')
+        create_item_table(conn, name)
+        number = "row_number() OVER (ORDER BY h, pk, sk)"
+        conn.execute(
+            f'INSERT INTO "{name} items" (id, item, size, bin) SELECT {number}, item, size, bin FROM "{name} old"'
+        )
+        conn.execute(
+            f'INSERT INTO "{name} keys" (h, pk, sk, id) SELECT h, pk, sk, {number} FROM "{name} old"'
+        )
+        conn.execute(f'DROP TABLE "{name} old"')
+    return old
 
 
 def partition_hash(pk: bytes) -> int:
