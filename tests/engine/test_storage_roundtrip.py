@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dynabase
+from conformance.test_streams import records
 from dynabase.testing.state import copy_database
 from dynabase.transfer import export_table, import_table
 
@@ -102,17 +103,7 @@ def _same(got: list[dict], items: list[dict]) -> None:
 
 def _stream_images(client, table: str) -> list[dict]:
     arn = client.describe_table(TableName=table)["Table"]["LatestStreamArn"]
-    streams = client.streams()
-    records = []
-    for shard in streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]:
-        iterator = streams.get_shard_iterator(
-            StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
-        )["ShardIterator"]
-        while iterator:
-            page = streams.get_records(ShardIterator=iterator)
-            records += page["Records"]
-            iterator = page.get("NextShardIterator") if page["Records"] else None
-    return [r["dynamodb"] for r in records]
+    return [r["dynamodb"] for r in records(client.streams(), arn)]
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
