@@ -229,7 +229,10 @@ class Catalog:
         """The table's description with its item counts and sizes (call inside a read or write transaction)."""
         desc = {k: v for k, v in table.description.items() if not k.startswith("_")}
         conn = self.storage.conn
-        count, size = conn.execute(f"SELECT count(*), coalesce(sum(size), 0) FROM {table.sql}").fetchone()
+        # the items table alone: one row per item, without the view's join to the keys
+        count, size = conn.execute(
+            f'SELECT count(*), coalesce(sum(size), 0) FROM "{table.sql} items"'
+        ).fetchone()
         desc["TableSizeBytes"] = size
         desc["ItemCount"] = count
         for kind in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
