@@ -54,14 +54,15 @@ from dynabase.engine.storage import (  # noqa: E402 - the engine's item layout, 
     create_item_table,
     insert_row,
     item_sql,
-    load_row,
     part_size,
     rewrite_row,
+    row_loader,
 )
 
 TABLE = "bench"
 #: the floor's key attributes, left out of stored bodies as the engine does (both S)
 FLOOR_KEYS = (("pk", "S", 0), ("sk", "S", 1))
+FLOOR_LOAD = row_loader(FLOOR_KEYS)
 GSI = "gsi1"
 OPS = ("put", "get", "query25", "gsi_query", "update")
 OP_LABELS = {
@@ -317,7 +318,7 @@ class SqliteFloor(Target):
         row = self.conn.execute(
             f"SELECT {self._item} FROM items WHERE h = ? AND pk = ? AND sk = ?", key
         ).fetchone()
-        return load_row(row[0], 0, key[1], key[2], FLOOR_KEYS) if row is not None else None
+        return FLOOR_LOAD(row[0], 0, key[1], key[2]) if row is not None else None
 
     def _put(self, req: dict) -> dict:
         item = req["Item"]
@@ -365,7 +366,7 @@ class SqliteFloor(Target):
             f"SELECT {self._item}, pk, sk FROM items WHERE h = ? AND pk = ? ORDER BY sk LIMIT ?",
             (zlib.crc32(pk), pk, req.get("Limit", -1)),
         ).fetchall()
-        items = [load_row(text, 0, pk, sk, FLOOR_KEYS) for text, pk, sk in rows]
+        items = [FLOOR_LOAD(text, 0, pk, sk) for text, pk, sk in rows]
         return {"Items": items, "Count": len(items)}
 
     def _gsi_query(self, req: dict) -> dict:
@@ -375,7 +376,7 @@ class SqliteFloor(Target):
             "ON t.h = g.h AND t.pk = g.pk AND t.sk = g.sk WHERE g.gpk = ? ORDER BY g.gsk, g.pk, g.sk",
             (gpk,),
         ).fetchall()
-        items = [load_row(text, 0, pk, sk, FLOOR_KEYS) for text, pk, sk in rows]
+        items = [FLOOR_LOAD(text, 0, pk, sk) for text, pk, sk in rows]
         return {"Items": items, "Count": len(items)}
 
     def _update(self, req: dict) -> dict:

@@ -56,9 +56,9 @@ from dynabase.engine.storage import (  # noqa: E402
     insert_row,
     item_sql,
     load_item,
-    load_row,
     part_size,
     partition_hash,
+    row_loader,
 )
 from dynabase.types import encode_key, item_size  # noqa: E402
 from engine_bench import render  # noqa: E402
@@ -66,6 +66,7 @@ from engine_bench import render  # noqa: E402
 SIZES = (100, 500, 1000, 1100) + tuple(range(1536, 5121, 256)) + (8000, 16_000, 100_000, 400_000)
 SHAPES = ("text", "mixed")
 KEYS = (("pk", "S", 0), ("sk", "S", 1))  # the items' keys, left out of the engine's bodies
+LOAD = row_loader(KEYS)
 TABLE = "sized"
 CREATE = {
     "TableName": TABLE,
@@ -244,7 +245,7 @@ def layout_run(
     for key in order:
         stored, binary = conn.execute(select, key).fetchone()
         text = zlib.decompress(stored).decode() if compress else stored
-        load_row(text, binary, key[1], key[2], KEYS) if engine else load_item(text, binary)
+        LOAD(text, binary, key[1], key[2]) if engine else load_item(text, binary)
     read_us = (time.process_time() - start) / len(keys) * 1e6
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()

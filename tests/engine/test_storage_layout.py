@@ -13,7 +13,7 @@ from dynabase.engine.storage import (
     drop_item_table,
     dump_item,
     item_sql,
-    load_row,
+    row_loader,
 )
 from dynabase.types import item_size
 
@@ -81,7 +81,7 @@ def _downgrade(path: str, name: str, ddl: str) -> None:
         raw.execute(f'CREATE UNIQUE INDEX "{name} key" ON {name} (h, pk, sk)')
     keys = (("pk", "S", 0), ("sk", "S", 1))
     for h, pk, sk, text, size, binary in rows:
-        whole = dump_item(load_row(text, binary, pk, sk, keys))
+        whole = dump_item(row_loader(keys)(text, binary, pk, sk))
         raw.execute(f"INSERT INTO {name} VALUES (?, ?, ?, ?, ?, ?)", (h, pk, sk, whole[0], size, whole[1]))
     raw.execute("COMMIT")
     raw.close()

@@ -44,7 +44,7 @@ value = st.recursive(
     max_leaves=6,
 )
 # the table's keys: pk (S, B or N) and sk (N, S or B); g is the GSI's partition key
-KEY_TYPES = [("S", "N"), ("B", "S"), ("N", "B")]
+KEY_TYPES = [("S", "S"), ("S", "N"), ("B", "S"), ("N", "B"), ("N", "S")]  # every loader of row_loader
 key_value = {
     "S": st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=20).map(lambda s: {"S": s}),
     "N": st.integers(-(10**12), 10**12).map(lambda n: {"N": str(n)}),

@@ -25,7 +25,7 @@ from ..errors import ResourceNotFoundException, ValidationException
 from ..types import item_size, validate_item
 from .items import Row, read_row, write_row
 from .schema import Table
-from .storage import dump_item, item_sql, load_item, load_row
+from .storage import dump_item, item_sql, load_item
 from .streams import _unchanged
 
 if TYPE_CHECKING:
@@ -178,7 +178,7 @@ def _backfill(conn: Any, engine: Engine, table: Table, previous: dict | None, co
     queued = 0
     at = int(engine.clock() * 1000)
     for text, binary, pk, sk in conn.execute(f"SELECT {item_sql(table.sql)}, bin, pk, sk FROM {table.sql}"):
-        item = load_row(text, binary, pk, sk, table.row_keys)
+        item = table.load_row(text, binary, pk, sk)
         if not _captures(config, item) or _captures(previous, item):
             continue
         key = table.key_of(item)

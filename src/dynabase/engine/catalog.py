@@ -17,7 +17,7 @@ from ..errors import (
     ValidationException,
 )
 from .schema import Index, KeySchema, Table
-from .storage import Storage, create_item_table, drop_item_table, item_sql, load_row, partition_hash
+from .storage import Storage, create_item_table, drop_item_table, item_sql, partition_hash
 
 _NAME = re.compile(r"^[a-zA-Z0-9_.\-]{3,255}$")
 _BAD_NAME = (
@@ -777,7 +777,7 @@ def _backfill(conn: Any, table: Table, index: Index) -> None:
     """Index every existing item that has the new index's key attributes of the right types."""
     rows = conn.execute(f"SELECT h, pk, sk, {item_sql(table.sql)}, bin FROM {table.sql}").fetchall()
     for h, pk, sk, text, binary in rows:
-        item = load_row(text, binary, pk, sk, table.row_keys)
+        item = table.load_row(text, binary, pk, sk)
         key = index.key_of(item)
         if key is None:
             continue

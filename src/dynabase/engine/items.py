@@ -26,7 +26,6 @@ from .storage import (
     dump_item,
     insert_row,
     item_sql,
-    load_row,
     partition_hash,
     rewrite_row,
 )
@@ -212,7 +211,7 @@ def read_row(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
         raise CatalogChanged
     if text is None:
         return None, 0
-    return load_row(text, binary, row.pk, row.sk, table.row_keys), size
+    return table.load_row(text, binary, row.pk, row.sk), size
 
 
 def read_item(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
@@ -228,7 +227,7 @@ def read_item(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
     )
     if found is None:
         return None, 0
-    return load_row(found[0], found[1], row.pk, row.sk, table.row_keys), found[2]
+    return table.load_row(found[0], found[1], row.pk, row.sk), found[2]
 
 
 def _fetch(conn: Any, sql: str, row: Row) -> Any:

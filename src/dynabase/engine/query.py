@@ -23,7 +23,7 @@ from ..types import (
 from .capacity import Consumed, check_mode, read_units
 from .items import bind_condition, bind_projection, bind_request, check_scalar_keys
 from .schema import Index, Table
-from .storage import item_sql, load_row, partition_hash
+from .storage import item_sql, partition_hash
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -191,7 +191,7 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
     last: dict | None = None
     # one SELECT statement reads one consistent snapshot (SQLite holds its read transaction until the statement
     # is done), so no explicit transaction is needed around the page
-    row_keys = table.row_keys
+    load_row = table.load_row
     with engine.storage.lock:
         cursor = engine.storage.conn.execute(sql, args)
         fetch = min(limit, _FETCH) if limit is not None else _FETCH
@@ -201,7 +201,7 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
                 break
             stop = False
             for text, binary, size, pk, sk in rows:
-                item = load_row(text, binary, pk, sk, row_keys)
+                item = load_row(text, binary, pk, sk)
                 visible = index.project(item) if project_index else item
                 if fetches:
                     fetched_units += read_units(size, consistent)

@@ -10,7 +10,7 @@ Layout (keys as order-preserving byte strings from :func:`dynabase.types.encode_
     range of ``h``; ``sk`` is ``b""`` for tables without a sort key; ``id`` is the item's row.
   - ``"t<id> items"(id, item, size, bin, first_part, parts)``, a rowid table: ``item`` is the item's JSON (wire
     shape) without the S and B key attributes (:func:`body_of`: the keys table holds them exactly, and
-    :func:`load_row` puts them back); ``bin`` says it holds binary values; ``size`` is DynamoDB's size.
+    :func:`row_loader` puts them back); ``bin`` says it holds binary values; ``size`` is DynamoDB's size.
   - ``"t<id> parts"(id, part)``: a body longer than a quarter page keeps only its head in ``item``; the rest is
     in quarter-page rows ``first_part .. first_part + parts - 1`` (:func:`store_body`, read back whole by
     :func:`item_sql`).
@@ -281,15 +281,47 @@ def body_of(item: dict, keys: RowKeys) -> dict:
     return body
 
 
-def load_row(text: str, binary: int, pk: bytes, sk: bytes, keys: RowKeys) -> dict:
-    """An item from its row: the stored body with the key attributes its row holds put back, after the other
-    attributes (DynamoDB gives attributes in no set order; putting them first would cost a copy of the dict).
-    A body written before keys were left out still has them, and gets the same values again."""
-    item = load_item(text, binary)
-    for name, typ, column in keys:
-        raw = sk if column else pk
-        item[name] = {"S": raw.decode("utf-8")} if typ == "S" else {"B": raw}
-    return item
+#: ``(text, bin, pk, sk) -> item``: an item from its row's columns (see :func:`row_loader`)
+RowLoader = Callable[[str, int, bytes, bytes], dict]
+
+
+def row_loader(keys: RowKeys) -> RowLoader:
+    """How a table's items are read from their rows: the stored body with the key attributes its row holds put
+    back, after the other attributes (DynamoDB gives attributes in no set order; putting them first would cost
+    a copy of the dict). A body written before keys were left out still has them, and gets the same values.
+
+    Tables with S keys (most) get a loader without a loop: this runs for every item read."""
+    load = load_item
+    if not keys:
+        return lambda text, binary, pk, sk: load(text, binary)
+    if [(typ, column) for _, typ, column in keys] in ([("S", 0)], [("S", 0), ("S", 1)]):
+        if len(keys) == 1:
+            ((hash_name, _, _),) = keys
+
+            def load_s(text: str, binary: int, pk: bytes, sk: bytes) -> dict:
+                item = load(text, binary)
+                item[hash_name] = {"S": pk.decode()}
+                return item
+
+            return load_s
+        (hash_name, _, _), (range_name, _, _) = keys
+
+        def load_s_s(text: str, binary: int, pk: bytes, sk: bytes) -> dict:
+            item = load(text, binary)
+            item[hash_name] = {"S": pk.decode()}
+            item[range_name] = {"S": sk.decode()}
+            return item
+
+        return load_s_s
+
+    def load_any(text: str, binary: int, pk: bytes, sk: bytes) -> dict:
+        item = load(text, binary)
+        for name, typ, column in keys:
+            raw = sk if column else pk
+            item[name] = {"S": raw.decode()} if typ == "S" else {"B": raw}
+        return item
+
+    return load_any
 
 
 # -- the connection ------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationException
 from .items import Row, write_row
-from .storage import item_sql, load_row
+from .storage import item_sql
 from .streams import SERVICE_IDENTITY
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def sweep(engine: Engine, now: float | None = None) -> int:
             if not rows:
                 break
             last = rows[-1][:3]
-            victims = [load_row(text, binary, pk, sk, table.row_keys) for _, pk, sk, text, binary in rows]
+            victims = [table.load_row(text, binary, pk, sk) for _, pk, sk, text, binary in rows]
             victims = [item for item in victims if expired(item, attribute, now)]
             if victims:
                 deleted += _delete(engine, table, attribute, victims, now)
@@ -126,7 +126,7 @@ def _delete(engine: Engine, table: Any, attribute: str, victims: list[dict], now
             ).fetchone()
             if found is None:
                 continue
-            current = load_row(*found, row.pk, row.sk, table.row_keys)
+            current = table.load_row(*found, row.pk, row.sk)
             if not expired(current, attribute, now):
                 continue  # rewritten since it was read
             write_row(engine, conn, table, row, current, None, identity=SERVICE_IDENTITY)
