@@ -6,8 +6,9 @@ Targets (the same requests, the same data, one process):
 * ``dynabase-mem``  -- ``dynabase.connect(":memory:")``: shown as an extra column, not used in the ratios.
 * ``moto``          -- ``moto.mock_aws`` with ``boto3.client("dynamodb")``: the usual in-process fake.
 * ``sqlite-floor``  -- plain ``sqlite3`` doing the same storage work without DynamoDB semantics: items in
-  a rowid table ``(pk BLOB, sk BLOB, item TEXT)`` with a unique index on ``(pk, sk)`` (the engine's layout), a
-  GSI table ``(gpk, gsk, pk, sk)``, WAL + synchronous=NORMAL,
+  the engine's layout (a keys table on ``(h, pk, sk)``, an items table of bodies without the keys, a parts
+  table, behind a view; written and read with the engine's storage functions), a GSI table
+  ``(gpk, gsk, h, pk, sk)``, WAL + synchronous=NORMAL,
   one ``BEGIN IMMEDIATE`` transaction per write, the item dict JSON-encoded on write and decoded on read (with
   the engine's codec: orjson when installed).
 
@@ -48,7 +49,20 @@ ROOT = Path(__file__).resolve().parent.parent
 # Benchmark the working tree, whether or not the package is installed.
 sys.path.insert(0, str(ROOT / "src"))
 
+from dynabase.engine.storage import (  # noqa: E402 - the engine's item layout, for the floor
+    body_of,
+    create_item_table,
+    insert_row,
+    item_sql,
+    part_size,
+    rewrite_row,
+    row_loader,
+)
+
 TABLE = "bench"
+#: the floor's key attributes, left out of stored bodies as the engine does (both S)
+FLOOR_KEYS = (("pk", "S", 0), ("sk", "S", 1))
+FLOOR_LOAD = row_loader(FLOOR_KEYS)
 GSI = "gsi1"
 OPS = ("put", "get", "query25", "gsi_query", "update")
 OP_LABELS = {
@@ -273,7 +287,9 @@ class SqliteFloor(Target):
     """The same storage work on plain sqlite3, without DynamoDB semantics (an honest lower bound on cost).
 
     Same durability as the engine (WAL, synchronous=NORMAL, one transaction per write), the same item dicts
-    JSON-encoded on write and decoded on read, a GSI table kept in step with the items.
+    JSON-encoded on write and decoded on read, a GSI table kept in step with the items. The engine's item
+    layout and its storage functions (:mod:`dynabase.engine.storage`): keys, items and parts tables behind a
+    view, bodies without the key attributes (put back on read), partitions found by a hash of the key.
     """
 
     name = "sqlite-floor"
@@ -284,22 +300,30 @@ class SqliteFloor(Target):
         )
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA synchronous = NORMAL")
-        # the engine's item layout: a rowid table (rows of any size fill their pages) found through a key index
-        self.conn.execute("CREATE TABLE items (pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL)")
-        self.conn.execute("CREATE UNIQUE INDEX items_key ON items (pk, sk)")
+        self.conn.execute("PRAGMA recursive_triggers = ON")
+        create_item_table(self.conn, "items")
+        self._part = part_size(self.conn.execute("PRAGMA page_size").fetchone()[0])
+        self._item = item_sql("items")
         self.conn.execute(
-            "CREATE TABLE gsi (gpk BLOB NOT NULL, gsk BLOB NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, "
-            "PRIMARY KEY (gpk, gsk, pk, sk)) WITHOUT ROWID"
+            "CREATE TABLE gsi (gpk BLOB NOT NULL, gsk BLOB NOT NULL, h INTEGER NOT NULL, pk BLOB NOT NULL, "
+            "sk BLOB NOT NULL, PRIMARY KEY (gpk, gsk, pk, sk)) WITHOUT ROWID"
         )
         # the JSON codec the engine itself uses (orjson when installed), so the floor stays a lower bound
-        self._dumps, self._loads = item_codec()
+        self._dumps = item_codec()[0]
 
     def op(self, name: str) -> Callable[[dict], Any]:
         return getattr(self, "_" + name)
 
+    def _read(self, key: tuple[int, bytes, bytes]) -> dict | None:
+        row = self.conn.execute(
+            f"SELECT {self._item} FROM items WHERE h = ? AND pk = ? AND sk = ?", key
+        ).fetchone()
+        return FLOOR_LOAD(row[0], 0, key[1], key[2]) if row is not None else None
+
     def _put(self, req: dict) -> dict:
         item = req["Item"]
         pk, sk = item["pk"]["S"].encode(), item["sk"]["S"].encode()
+        key = (zlib.crc32(pk), pk, sk)
         gkey = (
             (item["gpk"]["S"].encode(), item["gsk"]["S"].encode())
             if "gpk" in item and "gsk" in item
@@ -309,22 +333,21 @@ class SqliteFloor(Target):
         conn.execute("BEGIN IMMEDIATE")
         try:
             # The old item's GSI key is needed to keep the GSI table right on an overwrite.
-            row = conn.execute("SELECT item FROM items WHERE pk = ? AND sk = ?", (pk, sk)).fetchone()
+            old = self._read(key)
             old_gkey = None
-            if row is not None:
-                old = self._loads(row[0])
-                if "gpk" in old and "gsk" in old:
-                    old_gkey = (old["gpk"]["S"].encode(), old["gsk"]["S"].encode())
-            conn.execute(
-                "INSERT OR REPLACE INTO items (pk, sk, item) VALUES (?, ?, ?)", (pk, sk, self._dumps(item))
-            )
+            if old is not None and "gpk" in old and "gsk" in old:
+                old_gkey = (old["gpk"]["S"].encode(), old["gsk"]["S"].encode())
+            store = insert_row if old is None else rewrite_row
+            store(conn, "items", key, self._dumps(body_of(item, FLOOR_KEYS)), 0, 0, self._part)
             if old_gkey != gkey:
                 if old_gkey is not None:
                     conn.execute(
                         "DELETE FROM gsi WHERE gpk = ? AND gsk = ? AND pk = ? AND sk = ?", (*old_gkey, pk, sk)
                     )
                 if gkey is not None:
-                    conn.execute("INSERT INTO gsi (gpk, gsk, pk, sk) VALUES (?, ?, ?, ?)", (*gkey, pk, sk))
+                    conn.execute(
+                        "INSERT INTO gsi (gpk, gsk, h, pk, sk) VALUES (?, ?, ?, ?, ?)", (*gkey, *key)
+                    )
         except BaseException:
             conn.execute("ROLLBACK")
             raise
@@ -333,44 +356,41 @@ class SqliteFloor(Target):
 
     def _get(self, req: dict) -> dict:
         key = req["Key"]
-        row = self.conn.execute(
-            "SELECT item FROM items WHERE pk = ? AND sk = ?",
-            (key["pk"]["S"].encode(), key["sk"]["S"].encode()),
-        ).fetchone()
-        return {"Item": self._loads(row[0])} if row is not None else {}
+        pk, sk = key["pk"]["S"].encode(), key["sk"]["S"].encode()
+        item = self._read((zlib.crc32(pk), pk, sk))
+        return {"Item": item} if item is not None else {}
 
     def _query25(self, req: dict) -> dict:
         pk = req["ExpressionAttributeValues"][":p"]["S"].encode()
-        loads = self._loads
         rows = self.conn.execute(
-            "SELECT item FROM items WHERE pk = ? ORDER BY sk LIMIT ?", (pk, req.get("Limit", -1))
+            f"SELECT {self._item}, pk, sk FROM items WHERE h = ? AND pk = ? ORDER BY sk LIMIT ?",
+            (zlib.crc32(pk), pk, req.get("Limit", -1)),
         ).fetchall()
-        items = [loads(r[0]) for r in rows]
+        items = [FLOOR_LOAD(text, 0, pk, sk) for text, pk, sk in rows]
         return {"Items": items, "Count": len(items)}
 
     def _gsi_query(self, req: dict) -> dict:
         gpk = req["ExpressionAttributeValues"][":g"]["S"].encode()
-        loads = self._loads
         rows = self.conn.execute(
-            "SELECT t.item FROM gsi g JOIN items t ON t.pk = g.pk AND t.sk = g.sk WHERE g.gpk = ? "
-            "ORDER BY g.gsk, g.pk, g.sk",
+            f"SELECT {item_sql('items', 't')}, t.pk, t.sk FROM gsi g JOIN items t "
+            "ON t.h = g.h AND t.pk = g.pk AND t.sk = g.sk WHERE g.gpk = ? ORDER BY g.gsk, g.pk, g.sk",
             (gpk,),
         ).fetchall()
-        items = [loads(r[0]) for r in rows]
+        items = [FLOOR_LOAD(text, 0, pk, sk) for text, pk, sk in rows]
         return {"Items": items, "Count": len(items)}
 
     def _update(self, req: dict) -> dict:
         key = req["Key"]
         pk, sk = key["pk"]["S"].encode(), key["sk"]["S"].encode()
+        row_key = (zlib.crc32(pk), pk, sk)
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            row = conn.execute("SELECT item FROM items WHERE pk = ? AND sk = ?", (pk, sk)).fetchone()
-            if row is None:  # the condition attribute_exists(pk) fails
+            item = self._read(row_key)
+            if item is None:  # the condition attribute_exists(pk) fails
                 raise KeyError("condition failed")
-            item = self._loads(row[0])
             item["c"] = {"N": str(int(item["c"]["N"]) + 1)}
-            conn.execute("UPDATE items SET item = ? WHERE pk = ? AND sk = ?", (self._dumps(item), pk, sk))
+            rewrite_row(conn, "items", row_key, self._dumps(body_of(item, FLOOR_KEYS)), 0, 0, self._part)
         except BaseException:
             conn.execute("ROLLBACK")
             raise

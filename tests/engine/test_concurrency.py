@@ -84,7 +84,8 @@ def _assert_whole(path: str) -> None:
         assert _integrity_problems(raw) == []
         ids = {str(r[0]) for r in raw.execute("SELECT id FROM dynabase_tables")}
         sql_tables = [r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-    orphans = [t for t in sql_tables if t.startswith("t") and t[1:].split("_")[0] not in ids]
+    # t<id>, t<id>_<index>, "t<id> parts"
+    orphans = [t for t in sql_tables if t.startswith("t") and re.split("[_ ]", t[1:])[0] not in ids]
     assert not orphans, f"data tables with no catalog entry: {orphans}"
     client = dynabase.connect(path)
     try:

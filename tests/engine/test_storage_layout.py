@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 import dynabase
-from dynabase.engine.storage import WITHOUT_ROWID_ITEM_TABLE
+from dynabase.engine.storage import (
+    ROWID_ITEM_TABLE,
+    WITHOUT_ROWID_ITEM_TABLE,
+    drop_item_table,
+    dump_item,
+    item_sql,
+    row_loader,
+)
 from dynabase.types import item_size
 
 from .test_concurrency import _integrity_problems
@@ -43,6 +52,7 @@ def _item(n: int, body: int = 40) -> dict:
 
 
 def _item_table(path: str) -> tuple[str, str]:
+    """The name of the test table's item table (a view, or a table in a file of an earlier layout) and its SQL."""
     with sqlite3.connect(path) as raw:
         (table_id,) = raw.execute("SELECT id FROM dynabase_tables WHERE name = 'orders'").fetchone()
         (sql,) = raw.execute("SELECT sql FROM sqlite_master WHERE name = ?", (f"t{table_id}",)).fetchone()
@@ -59,48 +69,108 @@ def _used_bytes(path: str) -> int:
         return pages * raw.execute("PRAGMA page_size").fetchone()[0]
 
 
-def _downgrade(path: str, name: str) -> None:
-    """Rebuild the item table ``name`` with the old DDL, as a file written by an earlier version holds it."""
+def _downgrade(path: str, name: str, ddl: str) -> None:
+    """Rebuild the item table ``name`` with an earlier DDL and whole bodies holding every key attribute, as an
+    earlier version wrote it (the test table's keys are both S)."""
     raw = sqlite3.connect(path, isolation_level=None)
     raw.execute("BEGIN IMMEDIATE")
-    raw.execute(f'ALTER TABLE {name} RENAME TO "{name} new"')
-    raw.execute(f'DROP INDEX "{name} key"')
-    raw.execute(WITHOUT_ROWID_ITEM_TABLE.format(name=name))
-    raw.execute(f'INSERT INTO {name} SELECT h, pk, sk, item, size, bin FROM "{name} new"')
-    raw.execute(f'DROP TABLE "{name} new"')
+    rows = raw.execute(f"SELECT h, pk, sk, {item_sql(name)}, size, bin FROM {name}").fetchall()
+    drop_item_table(raw, name)
+    raw.execute(ddl.format(name=name))
+    if "WITHOUT ROWID" not in ddl:
+        raw.execute(f'CREATE UNIQUE INDEX "{name} key" ON {name} (h, pk, sk)')
+    keys = (("pk", "S", 0), ("sk", "S", 1))
+    for h, pk, sk, text, size, binary in rows:
+        whole = dump_item(row_loader(keys)(text, binary, pk, sk))
+        raw.execute(f"INSERT INTO {name} VALUES (?, ?, ?, ?, ?, ?)", (h, pk, sk, whole[0], size, whole[1]))
     raw.execute("COMMIT")
     raw.close()
 
 
-def test_items_of_1_to_4_kb_fill_their_pages(tmp_path):
-    """~1.1 KB items took ~4.3x their size in the WITHOUT ROWID table (a mostly empty overflow page each)."""
+def _parts_problems(path: str, name: str) -> list[str]:
+    """Parts no row points at and parts a row points at that are missing; rows without a key, keys without a row."""
+    with sqlite3.connect(path) as raw:
+        stored = {i for (i,) in raw.execute(f'SELECT id FROM "{name} parts"')}
+        wanted = set()
+        for first, count in raw.execute(
+            f'SELECT first_part, parts FROM "{name} items" WHERE parts IS NOT NULL'
+        ):
+            wanted.update(range(first, first + count))
+        rows = {i for (i,) in raw.execute(f'SELECT id FROM "{name} items"')}
+        keyed = {i for (i,) in raw.execute(f'SELECT id FROM "{name} keys"')}
+    return (
+        [f"orphan part {i}" for i in sorted(stored - wanted)]
+        + [f"missing part {i}" for i in sorted(wanted - stored)]
+        + [f"row {i} without a key" for i in sorted(rows - keyed)]
+        + [f"key of a missing row {i}" for i in sorted(keyed - rows)]
+    )
+
+
+@pytest.mark.parametrize(
+    "bodies",
+    [
+        [1100, 4000],  # took ~4.3x in the WITHOUT ROWID table (a mostly empty overflow page each)
+        [2048 + 96 * n for n in range(8)],  # 2.1-2.8 KB items: a rowid row over half a page took a page alone
+    ],
+    ids=["1-4KB", "over-half-a-page"],
+)
+def test_items_of_1_to_4_kb_fill_their_pages(tmp_path, bodies):
     path = str(tmp_path / "fit.db")
     client = dynabase.connect(path)
     client.create_table(**TABLE)
     total = 0
-    for n in range(300):
-        item = _item(n, body=1100 if n % 2 else 4000)
+    for n in range(240):
+        item = _item(n, body=bodies[n % len(bodies)])
         total += item_size(item)
         client.put_item(TableName="orders", Item=item)
     client.close()
-    assert "WITHOUT ROWID" not in _item_table(path)[1]
     assert _used_bytes(path) <= 1.5 * total
 
 
-def test_a_file_with_the_old_layout_is_upgraded_on_open_and_keeps_every_item(tmp_path):
+def test_items_of_100_bytes_take_at_most_twice_their_size(tmp_path):
+    """Each key was stored three times (body, row, key index): 2.8x; now once in the body's place."""
+    path = str(tmp_path / "small.db")
+    client = dynabase.connect(path)
+    client.create_table(**TABLE)
+    client.close()
+    empty = _used_bytes(path)
+    client = dynabase.connect(path)
+    items = [
+        {
+            "pk": {"S": f"user#{n // 10:07d}"},
+            "sk": {"S": f"order#{n % 10:05d}"},
+            "status": {"S": "shipped"},
+            "total": {"N": str(n * 7 % 10000)},
+            "body": {"S": "some words of the text " * 2 + f"{n:x}"},
+        }
+        for n in range(4000)
+    ]
+    assert {item_size(i) for i in items} <= set(range(95, 106))
+    for start in range(0, len(items), 25):
+        client.batch_write_item(
+            RequestItems={"orders": [{"PutRequest": {"Item": i}} for i in items[start : start + 25]]}
+        )
+    client.close()
+    assert _used_bytes(path) - empty <= 2.0 * sum(map(item_size, items))
+
+
+@pytest.mark.parametrize("ddl", [WITHOUT_ROWID_ITEM_TABLE, ROWID_ITEM_TABLE], ids=["without-rowid", "rowid"])
+def test_a_file_with_an_old_layout_is_upgraded_on_open_and_keeps_every_item(tmp_path, ddl):
     path = str(tmp_path / "old.db")
     client = dynabase.connect(path)
     client.create_table(**TABLE)
-    items = [_item(n) for n in range(60)]
+    items = [_item(n, body=40 if n % 3 else 2500 + 7 * n) for n in range(60)]  # whole bodies of 2.5-3 KB too
     for item in items:
         client.put_item(TableName="orders", Item=item)
     client.close()
     name, _ = _item_table(path)
-    _downgrade(path, name)
-    assert _item_table(path)[1].endswith("WITHOUT ROWID")
+    _downgrade(path, name, ddl)
+    assert _item_table(path)[1] == ddl.format(name=name)
+    with sqlite3.connect(path) as raw:  # bodies as earlier versions wrote them: with the key attributes
+        assert all('"pk":' in text for (text,) in raw.execute(f"SELECT item FROM {name}"))
 
     client = dynabase.connect(path)
-    assert "WITHOUT ROWID" not in _item_table(path)[1]
+    assert _item_table(path)[1].startswith(f"CREATE VIEW {name} AS")
     with sqlite3.connect(path) as raw:
         assert _integrity_problems(raw) == []
     scanned = client.scan(TableName="orders")["Items"]
@@ -142,7 +212,17 @@ def test_a_file_with_the_old_layout_is_upgraded_on_open_and_keeps_every_item(tmp
     )["Items"]
     assert [i["sk"] for i in moved] == [items[1]["sk"]]
     assert client.describe_table(TableName="orders")["Table"]["ItemCount"] == 60
+    # a whole long body stored by the old layout is split when rewritten
+    long_one = {**items[3], "extra": {"S": "e" * 5000}}
+    client.put_item(TableName="orders", Item=long_one)
+    assert (
+        client.get_item(TableName="orders", Key={"pk": long_one["pk"], "sk": long_one["sk"]})["Item"]
+        == long_one
+    )
     client.close()
+    assert _parts_problems(path, name) == []
+    with sqlite3.connect(path) as raw:
+        assert raw.execute(f'SELECT count(*) FROM "{name} parts"').fetchone()[0] >= 5
 
 
 def test_opening_an_upgraded_file_again_changes_nothing(tmp_path):
@@ -156,3 +236,97 @@ def test_opening_an_upgraded_file_again_changes_nothing(tmp_path):
     dynabase.connect(path).close()
     with sqlite3.connect(path) as raw:
         assert raw.execute("SELECT name, sql FROM sqlite_master ORDER BY name").fetchall() == before
+
+
+def test_parts_go_with_their_rows_on_every_write(tmp_path):
+    """Long bodies' parts are dropped when their item is overwritten, updated, deleted or its table deleted."""
+    path = str(tmp_path / "parts.db")
+    client = dynabase.connect(path)
+    client.create_table(**TABLE)
+    name, _ = _item_table(path)
+    expected = {}
+    for n in range(40):
+        item = _item(n, body=(n % 5) * 1500)
+        expected[item["sk"]["S"]] = item
+        client.put_item(TableName="orders", Item=item)
+    items = list(expected.values())
+    for n, item in enumerate(items[:10]):  # overwritten: longer or shorter
+        new = {**item, "body": {"S": "y" * (9000 if n % 2 else 10)}}
+        client.put_item(TableName="orders", Item=new)
+        expected[item["sk"]["S"]] = new
+    for item in items[10:20]:
+        client.update_item(
+            TableName="orders",
+            Key={"pk": item["pk"], "sk": item["sk"]},
+            UpdateExpression="SET body = :b",
+            ExpressionAttributeValues={":b": {"S": "u" * 3100}},
+        )
+        expected[item["sk"]["S"]] = {**item, "body": {"S": "u" * 3100}}
+    client.batch_write_item(
+        RequestItems={
+            "orders": [{"DeleteRequest": {"Key": {"pk": i["pk"], "sk": i["sk"]}}} for i in items[20:30]]
+        }
+    )
+    client.transact_write_items(
+        TransactItems=[
+            {"Delete": {"TableName": "orders", "Key": {"pk": i["pk"], "sk": i["sk"]}}} for i in items[30:35]
+        ]
+    )
+    for item in items[20:35]:
+        del expected[item["sk"]["S"]]
+    assert _parts_problems(path, name) == []
+    scanned = client.scan(TableName="orders")["Items"]
+    assert sorted(scanned, key=lambda i: i["sk"]["S"]) == [expected[k] for k in sorted(expected)]
+    client.delete_table(TableName="orders")
+    client.close()
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT name FROM sqlite_master WHERE name LIKE 't%'").fetchall() == []
+
+
+def test_bodies_leave_out_the_s_and_b_keys_and_keep_n_keys(tmp_path):
+    """The row's pk/sk columns hold S and B keys exactly; an N key's encoding does not keep its text."""
+    path = str(tmp_path / "keys.db")
+    client = dynabase.connect(path)
+    for name, types in (("sbkeys", ("S", "B")), ("nskeys", ("N", "S"))):
+        client.create_table(
+            TableName=name,
+            KeySchema=[
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": types[0]},
+                {"AttributeName": "sk", "AttributeType": types[1]},
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
+    sb = {"pk": {"S": "é#1"}, "sk": {"B": b"\x00\xff"}, "v": {"S": "x"}}
+    ns = {"pk": {"N": "12.5"}, "sk": {"S": "s"}, "v": {"S": "x"}}
+    client.put_item(TableName="sbkeys", Item=sb)
+    client.put_item(TableName="nskeys", Item=ns)
+    assert client.get_item(TableName="sbkeys", Key={"pk": sb["pk"], "sk": sb["sk"]})["Item"] == sb
+    assert client.get_item(TableName="nskeys", Key={"pk": ns["pk"], "sk": ns["sk"]})["Item"] == ns
+    client.close()
+    with sqlite3.connect(path) as raw:
+        ids = dict(raw.execute("SELECT name, id FROM dynabase_tables"))
+        assert raw.execute(f"SELECT item, bin FROM t{ids['sbkeys']}").fetchall() == [('{"v":{"S":"x"}}', 0)]
+        assert raw.execute(f"SELECT item FROM t{ids['nskeys']}").fetchall() == [
+            ('{"pk":{"N":"12.5"},"v":{"S":"x"}}',)
+        ]
+
+
+def test_bodies_over_32_kb_stay_whole(tmp_path):
+    """SQLite's overflow pages hold them as densely, and parts would cost 1.7x the time to write and read."""
+    path = str(tmp_path / "whole.db")
+    client = dynabase.connect(path)
+    client.create_table(**TABLE)
+    name, _ = _item_table(path)
+    items = [_item(1, body=30_000), _item(2, body=40_000)]
+    for item in items:
+        client.put_item(TableName="orders", Item=item)
+    assert [
+        client.get_item(TableName="orders", Key={"pk": i["pk"], "sk": i["sk"]})["Item"] for i in items
+    ] == items
+    client.close()
+    with sqlite3.connect(path) as raw:
+        assert raw.execute(f"SELECT parts FROM {name} ORDER BY size").fetchall() == [(30,), (None,)]

@@ -204,7 +204,11 @@ def _pretty(record: dict) -> str:
     lines = [f"{when:%Y-%m-%dT%H:%M:%SZ} {record['eventName']:<6} {data['SequenceNumber']} {keys}"]
     for image in ("OldImage", "NewImage"):
         if image in data:
-            body = ", ".join(f"{k}: {_plain(v)}" for k, v in data[image].items())
+            attrs = data[image]  # the keys first, whatever order the image has them in
+            names = [k for k in data.get("Keys", {}) if k in attrs] + [
+                k for k in attrs if k not in data.get("Keys", {})
+            ]
+            body = ", ".join(f"{k}: {_plain(attrs[k])}" for k in names)
             lines.append(f"  {image[:3].lower()}: {{{body}}}")
     return "\n".join(lines)
 

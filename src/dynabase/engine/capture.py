@@ -25,7 +25,7 @@ from ..errors import ResourceNotFoundException, ValidationException
 from ..types import item_size, validate_item
 from .items import Row, read_row, write_row
 from .schema import Table
-from .storage import dump_item, load_item
+from .storage import dump_item, item_sql, load_item
 from .streams import _unchanged
 
 if TYPE_CHECKING:
@@ -177,8 +177,8 @@ def _backfill(conn: Any, engine: Engine, table: Table, previous: dict | None, co
     so that they are pushed rather than lost (a full resync removes local items the cloud does not have)."""
     queued = 0
     at = int(engine.clock() * 1000)
-    for text, binary in conn.execute(f"SELECT item, bin FROM {table.sql}"):
-        item = load_item(text, binary)
+    for text, binary, pk, sk in conn.execute(f"SELECT {item_sql(table.sql)}, bin, pk, sk FROM {table.sql}"):
+        item = table.load_row(text, binary, pk, sk)
         if not _captures(config, item) or _captures(previous, item):
             continue
         key = table.key_of(item)

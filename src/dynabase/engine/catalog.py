@@ -17,7 +17,7 @@ from ..errors import (
     ValidationException,
 )
 from .schema import Index, KeySchema, Table
-from .storage import Storage, create_item_table, load_item, partition_hash
+from .storage import Storage, create_item_table, drop_item_table, item_sql, partition_hash
 
 _NAME = re.compile(r"^[a-zA-Z0-9_.\-]{3,255}$")
 _BAD_NAME = (
@@ -229,7 +229,10 @@ class Catalog:
         """The table's description with its item counts and sizes (call inside a read or write transaction)."""
         desc = {k: v for k, v in table.description.items() if not k.startswith("_")}
         conn = self.storage.conn
-        count, size = conn.execute(f"SELECT count(*), coalesce(sum(size), 0) FROM {table.sql}").fetchone()
+        # the items table alone: one row per item, without the view's join to the keys
+        count, size = conn.execute(
+            f'SELECT count(*), coalesce(sum(size), 0) FROM "{table.sql} items"'
+        ).fetchone()
         desc["TableSizeBytes"] = size
         desc["ItemCount"] = count
         for kind in ("LocalSecondaryIndexes", "GlobalSecondaryIndexes"):
@@ -294,7 +297,7 @@ class Catalog:
             description["TableStatus"] = "DELETING"
             for index in table.indexes.values():
                 conn.execute(f"DROP TABLE IF EXISTS {index.sql}")
-            conn.execute(f"DROP TABLE IF EXISTS {table.sql}")
+            drop_item_table(conn, table.sql)
             conn.execute("DELETE FROM dynabase_tables WHERE name = ?", (table.name,))
             self.storage.bump_catalog_version()
             self.on_table_changed(conn, table.name, {})
@@ -772,8 +775,9 @@ def _create_index_table(conn: Any, index: Index) -> None:
 
 def _backfill(conn: Any, table: Table, index: Index) -> None:
     """Index every existing item that has the new index's key attributes of the right types."""
-    for h, pk, sk, text, binary in conn.execute(f"SELECT h, pk, sk, item, bin FROM {table.sql}").fetchall():
-        item = load_item(text, binary)
+    rows = conn.execute(f"SELECT h, pk, sk, {item_sql(table.sql)}, bin FROM {table.sql}").fetchall()
+    for h, pk, sk, text, binary in rows:
+        item = table.load_row(text, binary, pk, sk)
         key = index.key_of(item)
         if key is None:
             continue

@@ -20,7 +20,15 @@ from ..types import MAX_ITEM_SIZE, attribute_size, item_size, validate_item, val
 from .capacity import Consumed, check_mode, collection_metrics, read_units
 from .catalog import CatalogChanged
 from .schema import Table
-from .storage import dump_item, load_item, partition_hash
+from .storage import (
+    body_of,
+    delete_row,
+    dump_item,
+    insert_row,
+    item_sql,
+    partition_hash,
+    rewrite_row,
+)
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -194,15 +202,16 @@ def read_row(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
     """The stored item and its size, checking in the same statement that the cached table is still current."""
     version, text, binary, size = _fetch(
         conn,
-        f"SELECT v.user_version, t.item, t.bin, t.size FROM pragma_user_version AS v LEFT JOIN {table.sql} AS t "
-        "ON t.h = ? AND t.pk = ? AND t.sk = ?",
+        f"SELECT v.user_version, {item_sql(table.sql, 't')}, t.bin, t.size FROM pragma_user_version AS v "
+        f'LEFT JOIN "{table.sql} keys" AS k ON k.h = ? AND k.pk = ? AND k.sk = ? '
+        f'LEFT JOIN "{table.sql} items" AS t ON t.id = k.id',
         row,
     )
     if version != table.version:
         raise CatalogChanged
     if text is None:
         return None, 0
-    return load_item(text, binary), size
+    return table.load_row(text, binary, row.pk, row.sk), size
 
 
 def read_item(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
@@ -211,10 +220,14 @@ def read_item(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
     No catalog check is needed here: a table's key schema never changes and table ids are never reused, so a
     cached table is either right or gone (``no such table``, and the engine reloads the catalog).
     """
-    found = _fetch(conn, f"SELECT item, bin, size FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?", row)
+    found = _fetch(
+        conn,
+        f"SELECT {item_sql(table.sql)}, bin, size FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?",
+        row,
+    )
     if found is None:
         return None, 0
-    return load_item(found[0], found[1]), found[2]
+    return table.load_row(found[0], found[1], row.pk, row.sk), found[2]
 
 
 def _fetch(conn: Any, sql: str, row: Row) -> Any:
@@ -239,22 +252,16 @@ def write_row(
 ) -> None:
     """Store ``new`` (or delete when None) in place of ``old``, keeping every secondary index in step
     (``indexes_unchanged``: the caller knows no index key attribute changed)."""
+    key = (row.h, row.pk, row.sk)
     if new is None:
         if old is None:
             return
-        conn.execute(f"DELETE FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?", (row.h, row.pk, row.sk))
+        delete_row(conn, table.sql, key)
     else:
-        text, binary = dump_item(new)
-        if old is None:
-            conn.execute(
-                f"INSERT OR REPLACE INTO {table.sql} (h, pk, sk, item, size, bin) VALUES (?, ?, ?, ?, ?, ?)",
-                (row.h, row.pk, row.sk, text, new_size, binary),
-            )
-        else:  # in place: a replace would delete and insert the row, rebalancing the page more often
-            conn.execute(
-                f"UPDATE {table.sql} SET item = ?, size = ?, bin = ? WHERE h = ? AND pk = ? AND sk = ?",
-                (text, new_size, binary, row.h, row.pk, row.sk),
-            )
+        text, binary = dump_item(body_of(new, table.row_keys))
+        # in place when stored: a new row would grow the items table and leave a hole where the old one was
+        store = insert_row if old is None else rewrite_row
+        store(conn, table.sql, key, text, new_size, binary, engine.storage.part_size)
     for index in () if indexes_unchanged else table.indexes.values():
         old_key = index.key_of(old) if old is not None else None
         new_key = index.key_of(new) if new is not None else None

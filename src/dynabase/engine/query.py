@@ -23,7 +23,7 @@ from ..types import (
 from .capacity import Consumed, check_mode, read_units
 from .items import bind_condition, bind_projection, bind_request, check_scalar_keys
 from .schema import Index, Table
-from .storage import load_item, partition_hash
+from .storage import item_sql, partition_hash
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -131,12 +131,12 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
 
     where, args = [], []
     if index is None:
-        cols = "item, bin, size"
+        cols = f"{item_sql(table.sql)}, bin, size, pk, sk"
         src = table.sql
         order = ["pk", "sk"] if not is_query else ["sk"]
         prefix = ""
     else:
-        cols = "t.item, t.bin, t.size"
+        cols = f"{item_sql(table.sql, 't')}, t.bin, t.size, t.pk, t.sk"
         src = f"{index.sql} i JOIN {table.sql} t ON t.h = i.h AND t.pk = i.pk AND t.sk = i.sk"
         order = ["i.ik", "i.isk", "i.pk", "i.sk"] if not is_query else ["i.isk", "i.pk", "i.sk"]
         prefix = "i."
@@ -191,6 +191,7 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
     last: dict | None = None
     # one SELECT statement reads one consistent snapshot (SQLite holds its read transaction until the statement
     # is done), so no explicit transaction is needed around the page
+    load_row = table.load_row
     with engine.storage.lock:
         cursor = engine.storage.conn.execute(sql, args)
         fetch = min(limit, _FETCH) if limit is not None else _FETCH
@@ -199,8 +200,8 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
             if not rows:
                 break
             stop = False
-            for text, binary, size in rows:
-                item = load_item(text, binary)
+            for text, binary, size, pk, sk in rows:
+                item = load_row(text, binary, pk, sk)
                 visible = index.project(item) if project_index else item
                 if fetches:
                     fetched_units += read_units(size, consistent)

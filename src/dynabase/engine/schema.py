@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import ValidationException
 from ..types import MAX_HASH_KEY_SIZE, MAX_RANGE_KEY_SIZE, encode_composite_key, encode_key
+from .storage import RowLoader, row_loader
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,19 @@ class Table:
     @cached_property
     def sql(self) -> str:
         return f"t{self.id}"
+
+    @cached_property
+    def row_keys(self) -> tuple[tuple[str, str, int], ...]:
+        """The key attributes left out of stored bodies (see :data:`dynabase.engine.storage.RowKeys`)."""
+        keys = [(self.keys.hash_name, self.keys.hash_type, 0)]
+        if self.keys.range_name:
+            keys.append((self.keys.range_name, self.keys.range_type, 1))  # type: ignore[arg-type]
+        return tuple(k for k in keys if k[1] in ("S", "B"))
+
+    @cached_property
+    def load_row(self) -> RowLoader:
+        """``(text, bin, pk, sk) -> item`` for this table's rows (:func:`dynabase.engine.storage.row_loader`)."""
+        return row_loader(self.row_keys)
 
     @cached_property
     def index_key_names(self) -> frozenset[str]:

@@ -3,19 +3,30 @@
 Layout (keys as order-preserving byte strings from :func:`dynabase.types.encode_key`):
 
 - ``dynabase_tables(name, id, description)``: the catalog, one row per DynamoDB table (description is JSON).
-- ``t<id>(h, pk, sk, item, size, bin)``: the items, a rowid table with the unique key index ``"t<id> key"`` on
-  ``(h, pk, sk)``. ``h`` is a 32-bit hash of the partition key, so a scan walks partitions in hash order as
-  DynamoDB does and a parallel scan segment is a range of ``h``. ``sk`` is ``b""`` for tables without a sort key.
-  ``item`` is the item's JSON (wire shape); ``bin`` says it holds binary values; ``size`` is DynamoDB's size.
+- ``t<id>``: the items of a table, a view joining its three tables (every statement that reads names it):
+
+  - ``"t<id> keys"(h, pk, sk, id)``, WITHOUT ROWID, primary key ``(h, pk, sk)``: ``h`` is a 32-bit hash of the
+    partition key, so a scan walks partitions in hash order as DynamoDB does and a parallel scan segment is a
+    range of ``h``; ``sk`` is ``b""`` for tables without a sort key; ``id`` is the item's row.
+  - ``"t<id> items"(id, item, size, bin, first_part, parts)``, a rowid table: ``item`` is the item's JSON (wire
+    shape) without the S and B key attributes (:func:`body_of`: the keys table holds them exactly, and
+    :func:`row_loader` puts them back); ``bin`` says it holds binary values; ``size`` is DynamoDB's size.
+  - ``"t<id> parts"(id, part)``: a body longer than a quarter page (and up to 32 KB) keeps only its head in
+    ``item``; the rest is in quarter-page rows ``first_part .. first_part + parts - 1`` (:func:`store_body`,
+    read back whole by :func:`item_sql`).
+
+  Triggers delete an item's row with its key and its parts with its row (or with its old body).
 - ``t<id>_<index>(ih, ik, isk, h, pk, sk)``: one per secondary index (WITHOUT ROWID), pointing back at the item.
 
-Why a rowid table: a WITHOUT ROWID table is an index b-tree, whose rows spill to overflow pages past ~1 KB (on
-4 KB pages) and leave most of each overflow page empty, so any item of 1-4 KB took ~4.7 KB. A rowid table keeps
-rows up to ~4 KB whole in its leaf pages and fills its overflow pages; the key index stays small (keys and the
-rowid). Every statement names ``h, pk, sk`` as before, so SQLite finds rows through the key index; the price is
-a second b-tree step per row read (``bench/storage_bench.py`` has the disk figures, ``bench/engine_bench.py``
-the speed). Files written before (item tables WITHOUT ROWID) are rewritten to this layout when opened, in the
-transaction that opens them (:func:`upgrade_item_tables`).
+Why this layout (``bench/storage_bench.py`` has the disk figures, ``bench/engine_bench.py`` the speed): a
+WITHOUT ROWID table is an index b-tree, whose rows spill to overflow pages past ~1 KB (on 4 KB pages) and leave
+most of each overflow page empty, so any item of 1-4 KB took ~4.7 KB, and random inserts (keys in hash order)
+leave its pages ~85% full. So only keys live in one (rows of ~30-60 bytes); bodies are appended to a rowid
+table, whose pages fill. A rowid row over half a page gets a page to itself (items of 2-2.8 KB took up to 2.1x
+their size): parts of a quarter page pack four to a page, and the rows left are at most ~1 KB. Keys are
+stored once (a rowid table with a unique key index held them in the row, the index and the body: 100 B items
+took 2.8x). Reading an item is a step in each b-tree, as with an index. Files written before are brought to
+this layout when opened, in the transaction that opens them (:func:`upgrade_item_tables`).
 
 ``PRAGMA user_version`` counts catalog changes, so every connection (and process) sees DDL made by another.
 """
@@ -45,41 +56,156 @@ CREATE TABLE IF NOT EXISTS dynabase_tables (
 
 
 def create_item_table(conn: Any, name: str) -> None:
-    """Create the item table ``name`` and its key index (the layout above)."""
+    """Create the item view ``name`` over its keys, items and parts tables, with the triggers that drop an
+    item's row and parts with its key (the layout above). The names have a space: no secondary index table
+    (t<id>_<letters, digits, _>) can take them."""
     conn.execute(
-        f"CREATE TABLE {name} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL, "
-        "size INTEGER NOT NULL, bin INTEGER NOT NULL)"
+        f'CREATE TABLE "{name} keys" (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, id INTEGER NOT NULL, '
+        "PRIMARY KEY (h, pk, sk)) WITHOUT ROWID"
     )
-    # the name has a space: no secondary index table (t<id>_<letters, digits, _>) can take it
-    conn.execute(f'CREATE UNIQUE INDEX "{name} key" ON {name} (h, pk, sk)')
+    conn.execute(
+        f'CREATE TABLE "{name} items" (id INTEGER PRIMARY KEY, item TEXT NOT NULL, size INTEGER NOT NULL, '
+        "bin INTEGER NOT NULL, first_part INTEGER, parts INTEGER)"
+    )
+    conn.execute(f'CREATE TABLE "{name} parts" (id INTEGER PRIMARY KEY, part BLOB NOT NULL)')
+    conn.execute(
+        f'CREATE TRIGGER "{name} item of a deleted key" AFTER DELETE ON "{name} keys" '
+        f'BEGIN DELETE FROM "{name} items" WHERE id = old.id; END'
+    )
+    gone = f'DELETE FROM "{name} parts" WHERE id >= old.first_part AND id < old.first_part + old.parts; END'
+    conn.execute(
+        f'CREATE TRIGGER "{name} parts of a deleted item" AFTER DELETE ON "{name} items" '
+        f"WHEN old.parts IS NOT NULL BEGIN {gone}"
+    )
+    conn.execute(
+        f'CREATE TRIGGER "{name} parts of a rewritten item" AFTER UPDATE OF item ON "{name} items" '
+        f"WHEN old.parts IS NOT NULL BEGIN {gone}"
+    )
+    conn.execute(
+        f"CREATE VIEW {name} AS SELECT k.h AS h, k.pk AS pk, k.sk AS sk, i.item AS item, i.size AS size, "
+        "i.bin AS bin, i.first_part AS first_part, i.parts AS parts "
+        f'FROM "{name} keys" AS k JOIN "{name} items" AS i ON i.id = k.id'
+    )
 
 
-#: the item table of files written before the rowid layout, which :func:`upgrade_item_tables` rewrites
+def drop_item_table(conn: Any, name: str) -> None:
+    """Drop the item view ``name`` and its tables (their triggers go with them)."""
+    conn.execute(f"DROP VIEW IF EXISTS {name}")
+    for table in ("keys", "items", "parts"):
+        conn.execute(f'DROP TABLE IF EXISTS "{name} {table}"')
+
+
+def insert_row(
+    conn: Any, name: str, key: tuple[int, bytes, bytes], text: str, size: int, binary: int, part: int
+) -> None:
+    """Store a new item (``key``: its ``h, pk, sk``; ``text``: its body): its row, parts, then its key."""
+    body, first, parts = store_body(conn, name, text, part)
+    rowid = conn.execute(
+        f'INSERT INTO "{name} items" (item, size, bin, first_part, parts) VALUES (?, ?, ?, ?, ?)',
+        (body, size, binary, first, parts),
+    ).lastrowid
+    conn.execute(f'INSERT OR REPLACE INTO "{name} keys" (h, pk, sk, id) VALUES (?, ?, ?, ?)', (*key, rowid))
+
+
+def rewrite_row(
+    conn: Any, name: str, key: tuple[int, bytes, bytes], text: str, size: int, binary: int, part: int
+) -> None:
+    """Store a stored item's new body in place (its old parts are dropped by a trigger)."""
+    body, first, parts = store_body(conn, name, text, part)
+    conn.execute(
+        f'UPDATE "{name} items" SET item = ?, size = ?, bin = ?, first_part = ?, parts = ? '
+        f'WHERE id = (SELECT id FROM "{name} keys" WHERE h = ? AND pk = ? AND sk = ?)',
+        (body, size, binary, first, parts, *key),
+    )
+
+
+def delete_row(conn: Any, name: str, key: tuple[int, bytes, bytes]) -> None:
+    """Delete a stored item: its key (its row and parts go by triggers)."""
+    conn.execute(f'DELETE FROM "{name} keys" WHERE h = ? AND pk = ? AND sk = ?', key)
+
+
+def item_sql(name: str, alias: str = "") -> str:
+    """The SQL expression that reads a row's stored item text whole: the ``item`` column, or for a long body
+    its head there followed by its parts in order (the ORDER BY subquery fixes group_concat's order)."""
+    a = f"{alias}." if alias else ""
+    parts = (
+        f'SELECT part FROM "{name} parts" WHERE id >= {a}first_part AND id < {a}first_part + {a}parts '
+        "ORDER BY id"
+    )
+    return f"CASE WHEN {a}parts IS NULL THEN {a}item ELSE {a}item || (SELECT group_concat(part, '') FROM ({parts})) END"
+
+
+def part_size(page_size: int) -> int:
+    """Bytes per part: four part rows (with their cell and record headers) fill a page of the file."""
+    return (page_size - 8) // 4 - 24
+
+
+#: bodies longer than this (bytes) are stored whole (:func:`store_body`)
+WHOLE_ABOVE = 32 * 1024
+
+
+def store_body(
+    conn: Any, name: str, text: str | bytes, size: int
+) -> tuple[str | bytes, int | None, int | None]:
+    """Where an item's text goes: ``(item, first_part, parts)`` for its row, after writing its parts.
+
+    A body of at most ``size`` bytes stays whole in the row. A longer one keeps its head (``len % size``
+    bytes) in the row and the rest goes to the parts table in ``size``-byte rows with consecutive ids past the
+    largest (appended, so parts pack pages full): rows over half a page would each take a page of their own.
+    A body over :data:`WHOLE_ABOVE` stays whole too: SQLite's overflow pages are full, and what is left on its
+    leaf page wastes at most half a page, a few percent of such a body; parts would cost 1.7x the time to
+    write and read it (``bench/storage_bench.py --layouts``, 100 KB).
+    """
+    data = text if isinstance(text, bytes) or text.isascii() else text.encode("utf-8")  # isascii: O(1)
+    if len(data) <= size or len(data) > WHOLE_ABOVE:
+        return text, None, None
+    if isinstance(data, str):
+        data = data.encode("ascii")
+    head = len(data) % size
+    (first,) = conn.execute(f'SELECT coalesce(max(id), 0) + 1 FROM "{name} parts"').fetchone()
+    count = len(data) // size
+    conn.executemany(
+        f'INSERT INTO "{name} parts" (id, part) VALUES (?, ?)',
+        [(first + n, data[head + n * size : head + (n + 1) * size]) for n in range(count)],
+    )
+    return data[:head], first, count
+
+
+#: the item tables of earlier layouts, which :func:`upgrade_item_tables` rewrites: WITHOUT ROWID, then a rowid
+#: table with a unique key index on ``(h, pk, sk)`` (rows of 2-4 KB took a page each; keys stored twice)
 WITHOUT_ROWID_ITEM_TABLE = (
     "CREATE TABLE {name} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL, "
     "size INTEGER NOT NULL, bin INTEGER NOT NULL, PRIMARY KEY (h, pk, sk)) WITHOUT ROWID"
 )
+ROWID_ITEM_TABLE = (
+    "CREATE TABLE {name} (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, item TEXT NOT NULL, "
+    "size INTEGER NOT NULL, bin INTEGER NOT NULL)"
+)
 
 
 def upgrade_item_tables(conn: Any) -> list[str]:
-    """Rewrite item tables of the old layout (WITHOUT ROWID) into the current one; call in a write transaction.
+    """Rewrite item tables of earlier layouts into the current one; call in a write transaction. Returns the
+    names.
 
-    Rows are copied as they are (nothing is decoded), then the old table is dropped: its pages go to SQLite's
-    free list and are reused by later writes (``VACUUM`` returns them to the file system). Returns the names.
+    Rows are copied as they are (nothing is decoded: bodies keep their key attributes, and long ones stay
+    whole until the item is next written), then the old table is dropped: its pages go to SQLite's free list
+    and are reused by later writes (``VACUUM`` returns them to the file system).
     """
     old = [
         name
         for (name,) in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' "
-            "AND name IN (SELECT 't' || id FROM dynabase_tables) AND sql LIKE '%WITHOUT ROWID'"
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (SELECT 't' || id FROM dynabase_tables)"
         )
     ]
     for name in old:
         conn.execute(f'ALTER TABLE {name} RENAME TO "{name} old"')
         create_item_table(conn, name)
+        number = "row_number() OVER (ORDER BY h, pk, sk)"
         conn.execute(
-            f"INSERT INTO {name} (h, pk, sk, item, size, bin) "
-            f'SELECT h, pk, sk, item, size, bin FROM "{name} old" ORDER BY h, pk, sk'
+            f'INSERT INTO "{name} items" (id, item, size, bin) SELECT {number}, item, size, bin FROM "{name} old"'
+        )
+        conn.execute(
+            f'INSERT INTO "{name} keys" (h, pk, sk, id) SELECT h, pk, sk, {number} FROM "{name} old"'
         )
         conn.execute(f'DROP TABLE "{name} old"')
     return old
@@ -145,6 +271,66 @@ def load_item(text: str, binary: int) -> dict:
     return _loads_plain(text)
 
 
+#: the key attributes a table's row holds exactly in its ``pk``/``sk`` columns, so not again in its body:
+#: ``(name, type, column)`` for each S or B key attribute (column 0: ``pk``, 1: ``sk``). An N key stays in
+#: the body: its encoding normalises the number (``1.50`` and ``1.5`` encode alike), so it does not give the
+#: stored text back.
+RowKeys = tuple[tuple[str, str, int], ...]
+
+
+def body_of(item: dict, keys: RowKeys) -> dict:
+    """What is stored of an item in its row's ``item`` column: the item without the keys its row holds."""
+    if not keys:
+        return item
+    body = dict(item)
+    for name, _, _ in keys:
+        del body[name]
+    return body
+
+
+#: ``(text, bin, pk, sk) -> item``: an item from its row's columns (see :func:`row_loader`)
+RowLoader = Callable[[str, int, bytes, bytes], dict]
+
+
+def row_loader(keys: RowKeys) -> RowLoader:
+    """How a table's items are read from their rows: the stored body with the key attributes its row holds put
+    back, after the other attributes (DynamoDB gives attributes in no set order; putting them first would cost
+    a copy of the dict). A body written before keys were left out still has them, and gets the same values.
+
+    Tables with S keys (most) get a loader without a loop: this runs for every item read."""
+    load = load_item
+    if not keys:
+        return lambda text, binary, pk, sk: load(text, binary)
+    if [(typ, column) for _, typ, column in keys] in ([("S", 0)], [("S", 0), ("S", 1)]):
+        if len(keys) == 1:
+            ((hash_name, _, _),) = keys
+
+            def load_s(text: str, binary: int, pk: bytes, sk: bytes) -> dict:
+                item = load(text, binary)
+                item[hash_name] = {"S": pk.decode()}
+                return item
+
+            return load_s
+        (hash_name, _, _), (range_name, _, _) = keys
+
+        def load_s_s(text: str, binary: int, pk: bytes, sk: bytes) -> dict:
+            item = load(text, binary)
+            item[hash_name] = {"S": pk.decode()}
+            item[range_name] = {"S": sk.decode()}
+            return item
+
+        return load_s_s
+
+    def load_any(text: str, binary: int, pk: bytes, sk: bytes) -> dict:
+        item = load(text, binary)
+        for name, typ, column in keys:
+            raw = sk if column else pk
+            item[name] = {"S": raw.decode()} if typ == "S" else {"B": raw}
+        return item
+
+    return load_any
+
+
 # -- the connection ------------------------------------------------------------------------------------------
 
 
@@ -175,6 +361,10 @@ class Storage:
             # checkpoint).
             self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.execute("PRAGMA foreign_keys = OFF")
+            # a REPLACE that deletes a row runs its delete trigger (which drops the row's parts) only so
+            self.conn.execute("PRAGMA recursive_triggers = ON")
+            #: bytes per part of a long item body (:func:`store_body`)
+            self.part_size = part_size(self.conn.execute("PRAGMA page_size").fetchone()[0])
             with self.write():
                 self.conn.execute(SCHEMA)
                 upgrade_item_tables(self.conn)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationException
 from .items import Row, write_row
-from .storage import load_item
+from .storage import item_sql
 from .streams import SERVICE_IDENTITY
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def sweep(engine: Engine, now: float | None = None) -> int:
         last = None
         while True:
             with engine.storage.lock:
-                sql = f"SELECT h, pk, sk, item, bin FROM {table.sql}"
+                sql = f"SELECT h, pk, sk, {item_sql(table.sql)}, bin FROM {table.sql}"
                 args: tuple = ()
                 if last is not None:
                     sql += " WHERE (h, pk, sk) > (?, ?, ?)"
@@ -108,7 +108,7 @@ def sweep(engine: Engine, now: float | None = None) -> int:
             if not rows:
                 break
             last = rows[-1][:3]
-            victims = [load_item(text, binary) for _, _, _, text, binary in rows]
+            victims = [table.load_row(text, binary, pk, sk) for _, pk, sk, text, binary in rows]
             victims = [item for item in victims if expired(item, attribute, now)]
             if victims:
                 deleted += _delete(engine, table, attribute, victims, now)
@@ -121,12 +121,12 @@ def _delete(engine: Engine, table: Any, attribute: str, victims: list[dict], now
         for item in victims:
             row = Row(table, table.key_of(item))
             found = conn.execute(
-                f"SELECT item, bin FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?",
+                f"SELECT {item_sql(table.sql)}, bin FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?",
                 (row.h, row.pk, row.sk),
             ).fetchone()
             if found is None:
                 continue
-            current = load_item(*found)
+            current = table.load_row(*found, row.pk, row.sk)
             if not expired(current, attribute, now):
                 continue  # rewritten since it was read
             write_row(engine, conn, table, row, current, None, identity=SERVICE_IDENTITY)

@@ -66,6 +66,8 @@ export function itemsView(desc, info) {
   }
 
   function edit(item) {
+    // the key attributes first, whatever order the engine gives the attributes in
+    if (item) item = Object.fromEntries([...primary.filter((k) => k in item), ...Object.keys(item).filter((k) => !primary.includes(k))].map((k) => [k, item[k]]));
     const mode = item ? "edit" : "create";
     let fmt = item && !isPlain(item) ? "ddb" : format();
     const original = item ? Object.fromEntries(primary.map((k) => [k, item[k]])) : null;
