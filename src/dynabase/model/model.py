@@ -40,6 +40,7 @@ from .errors import (
 )
 from .expression import Expression
 from .paging import Page
+from .params import ALIASES, check_params
 from .spec import MISSING, FieldSpec, IndexSpec
 from .syncmeta import after_failed_write, cloud_command
 from .values import js_str, read_date, write_date
@@ -95,15 +96,6 @@ SANITY_PAGES = 1000
 FOLLOW_THREADS = 10
 UNIQUE_MODEL = "_Unique"
 
-#: camelCase (OneTable) spellings of params accepted as well as the Python ones
-_PARAM_ALIASES = {
-    "maxPages": "max_pages",
-    "postFormat": "post_format",
-    "updateIndexes": "update_indexes",
-    "return": "return_",
-    "returns": "return_",
-    "returnValues": "return_",
-}
 _FALSE_STRINGS = frozenset(("false", "null", "undefined"))
 
 
@@ -111,7 +103,7 @@ def normalize_params(params: Mapping[str, Any], overrides: Mapping[str, Any] | N
     """OneTable's checkArgs for params: defaults (``overrides``) under the caller's params, keys normalised."""
     out = dict(overrides) if overrides else {}
     for key, value in params.items():
-        out[_PARAM_ALIASES.get(key, key)] = value
+        out[ALIASES.get(key, key)] = value
     return out
 
 
@@ -308,6 +300,7 @@ class Model:
         Unique fields are guarded by ``_unique#`` sentinel items written in the same transaction.
         Returns the item as written (hidden fields left out).
         """
+        check_params("create", params)
         properties, p = self._check(properties, params, {"parse": True, "high": True, "exists": False})
         if self.spec.has_unique:
             return self._create_unique(properties, p)
@@ -316,6 +309,7 @@ class Model:
     def get(self, properties: Mapping[str, Any], **params: Any) -> Any:
         """Get one item by its key; with a partial key or ``index=``, a query that must match at most one item
         (``NonUniqueError`` otherwise).  Returns the item dict or ``None``."""
+        check_params("get", params)
         table = self.table
         if (
             self._key_fields is not None
@@ -360,12 +354,14 @@ class Model:
         """Query: the hash key (or its template's inputs) is required; the sort key may be a value or an operator
         dict (``{"begins": "x"}``, ``{"between": [a, b]}``, ``{"<": v}``, ...); other properties filter.
         Returns a :class:`~dynabase.model.Page` (``.next`` / ``.prev`` cursors, ``.count``)."""
+        check_params("find", params)
         properties, p = self._check(properties or {}, params, {"parse": True, "high": True})
         return self._query_items(properties, p)
 
     def scan(self, properties: Mapping[str, Any] | None = None, **params: Any) -> Any:
         """Scan for items of this model (filtered by the type attribute); ``segments=`` / ``segment=`` for
         parallel scans.  Returns a :class:`~dynabase.model.Page`."""
+        check_params("scan", params)
         properties, p = self._check(properties or {}, params, {"parse": True, "high": True})
         return self._scan_items(properties, p)
 
@@ -376,6 +372,7 @@ class Model:
         nested schemas are updated field by field (``partial``).  Returns the item after the update
         (``ALL_NEW``) unless ``return_=`` says otherwise.
         """
+        check_params("update", params)
         properties, p = self._check(properties, params, {"exists": True, "parse": True, "high": True})
         removing = p.get("remove") or []
         if isinstance(removing, str):
@@ -388,12 +385,14 @@ class Model:
 
     def upsert(self, properties: Mapping[str, Any], **params: Any) -> Any:
         """Update, creating the item if it does not exist (``exists=None``)."""
+        check_params("upsert", params)
         params["exists"] = None
         return self.update(properties, **params)
 
     def remove(self, properties: Mapping[str, Any], **params: Any) -> Any:
         """Delete an item (returns the removed item, or ``None``).  ``many=True`` removes every match of a
         query (returns the list); ``exists=True`` fails if the item does not exist."""
+        check_params("remove", params)
         properties, p = self._check(properties, params, {"parse": True, "exists": None, "high": True})
         properties = self._prepare("delete", properties, p)
         if p.get("fallback") or p.get("many"):
@@ -404,6 +403,7 @@ class Model:
 
     def check(self, properties: Mapping[str, Any], **params: Any) -> Any:
         """A ConditionCheck in a ``transaction=`` (``where=`` / ``exists=`` give the condition)."""
+        check_params("check", params)
         properties, p = self._check(properties, params, {"parse": True, "high": True})
         if p.get("transaction") is None and p.get("execute") is not False:
             raise OneTableArgError("check() is only valid in a transaction")
@@ -412,6 +412,7 @@ class Model:
 
     def init(self, properties: Mapping[str, Any] | None = None, **params: Any) -> dict[str, Any]:
         """A new item's properties (defaults, generated ids, templates; ``None`` for unset fields), unwritten."""
+        check_params("init", params)
         properties, p = self._check(properties or {}, params, {"parse": True, "high": True})
         return self._init_item(properties, p)
 
