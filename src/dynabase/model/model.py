@@ -38,9 +38,9 @@ from .errors import (
     UniqueError,
     ValidationError,
 )
-from .expression import Expression
+from .expression import Expression, key_operator_misuse
 from .paging import Page
-from .params import ALIASES, check_params
+from .params import ALIASES, check_params, require, suggest
 from .spec import MISSING, FieldSpec, IndexSpec
 from .syncmeta import after_failed_write, cloud_command
 from .values import js_str, read_date, write_date
@@ -418,6 +418,7 @@ class Model:
 
     def template(self, name: str, properties: Mapping[str, Any]) -> Any:
         """Evaluate one field's value template with ``properties`` (None when unresolved)."""
+        require("template", "properties", properties, "dict")
         field = self.fields.get(name)
         if field is None or not isinstance(field.value, str):
             raise OneTableArgError(f'Cannot find templated field "{name}" in "{self.name}"')
@@ -673,7 +674,11 @@ class Model:
         if name and name != "primary":
             index = self.indexes.get(name)
             if index is None:
-                raise OneTableArgError(f"Cannot find index {name}", code="MissingError")
+                best = suggest(name, self.indexes)
+                hint = (
+                    f'; did you mean "{best}"?' if best else f" (the indexes are {', '.join(self.indexes)})"
+                )
+                raise OneTableArgError(f"Cannot find index {name}{hint}", code="MissingError")
             return index
         return self.primary
 
@@ -878,6 +883,10 @@ class Model:
                 for path in getattr(template, "fields", ())
                 if isinstance(lookup(properties, path), (dict, list, tuple, set, frozenset))
             }
+            for path in culprits:  # a sort-key operator on a template input: the layer's validation error
+                misuse = key_operator_misuse(self.name, field, template, properties, path)
+                if misuse is not None:
+                    raise misuse from error
             if culprits:  # a map or list where the template needs a scalar: OneTable fails with a TypeError
                 raise OneTableArgError(next(iter(culprits.values())), code="TypeError") from error
             raise ValidationError(

@@ -305,6 +305,21 @@ def check_params(method: str, params: Mapping[str, Any]) -> None:
                 raise wrong_kind(method, name, value)
 
 
+def require(method: str, name: str, value: Any, kind: str) -> None:
+    """Check a positional argument of ``method`` (``kind`` as in :data:`KINDS`; None is refused too)."""
+    if value is None or not KINDS[kind].accepts(value):
+        raise ParameterError(
+            f"{_call(method)}: {name!r} must be {KINDS[kind].text}, got {_shown(value)}",
+            method=method,
+            param=name,
+        )
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
+
+
 def _call(method: str) -> str:
     return f"{method}()"
 
@@ -312,7 +327,7 @@ def _call(method: str) -> str:
 def suggest(name: str, candidates: Iterable[str]) -> str | None:
     """The closest of ``candidates`` to ``name`` (difflib, case-insensitive), or None."""
     lowered = {c.lower(): c for c in candidates}
-    found = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.7)
+    found = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.65)
     return lowered[found[0]] if found else None
 
 
@@ -342,11 +357,8 @@ def wrong_kind(method: str, name: str, value: Any) -> ParameterError:
     wanted = KINDS[param.kind].text
     if param.choices and KINDS[param.kind].accepts(value):
         wanted = "one of " + ", ".join(map(repr, param.choices))
-    shown = repr(value)
-    if len(shown) > 60:
-        shown = shown[:57] + "..."
     return ParameterError(
-        f"{_call(method)}: parameter {name!r} must be {wanted}, got {type(value).__name__} {shown}",
+        f"{_call(method)}: parameter {name!r} must be {wanted}, got {_shown(value)}",
         method=method,
         param=name,
     )
@@ -401,6 +413,7 @@ __all__ = [
     "Param",
     "check_params",
     "render_reference",
+    "require",
     "suggest",
     "unknown_parameter",
     "wrong_kind",

@@ -33,7 +33,7 @@ from .errors import (
     ValidationError,
 )
 from .model import UNIQUE_MODEL, Model, normalize_params
-from .params import check_params
+from .params import check_params, require, suggest
 from .spec import SchemaSpec, load, process_enable, validate_source
 from .syncmeta import SyncPlan, sync_index_definition
 
@@ -224,10 +224,12 @@ class Table:
     def model(self, name: str) -> Model:
         """The model ``name``; ValidationError if the schema has none, ModelDisabledError if ``process``
         keeps it on the other side."""
-        model = self._models.get(name) or self._internal.get(name)
+        model = self._models.get(name) or self._internal.get(name) if isinstance(name, str) else None
         if model is None:
+            best = suggest(str(name), self._models)
+            hint = f'; did you mean "{best}"?' if best else ""
             raise ValidationError(
-                f'Unknown model "{name}" (the schema has {", ".join(sorted(self._models)) or "no models"})',
+                f'Unknown model "{name}" (the schema has {", ".join(sorted(self._models)) or "no models"}){hint}',
                 model=name,
                 code="ValidationError",
             )
@@ -601,16 +603,19 @@ class Table:
     def batch_get(self, batch: dict[str, Any], **params: Any) -> Any:
         """Run the gets collected with ``batch=`` (see :mod:`dynabase.model.collectors`)."""
         check_params("batch_get", params)
+        require("batch_get", "batch", batch, "dict")
         return collectors.batch_get(self, batch, params)
 
     def batch_write(self, batch: dict[str, Any], **params: Any) -> bool:
         """Run the creates/removes collected with ``batch=``."""
         check_params("batch_write", params)
+        require("batch_write", "batch", batch, "dict")
         return collectors.batch_write(self, batch, params)
 
     def transact(self, op: str, transaction: dict[str, Any], **params: Any) -> Any:
         """Run the operations collected with ``transaction=``: ``op`` is ``"write"`` or ``"get"``."""
         check_params("transact", params)
+        require("transact", "transaction", transaction, "dict")
         return collectors.transact(self, op, transaction, params)
 
     # == stored schemas =========================================================================================
