@@ -194,6 +194,27 @@ def test_update_clauses_of_the_wrong_kind(mem, params, message):
     assert str(error).startswith(message)
 
 
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"add": {"tags": [[]]}}, 'add: "tags" must be strings, numbers or bytes (a set), not [[]]'),
+        (
+            {"add": {"tags": []}},
+            'Cannot build the "update" request for "User": DynamoDB cannot store an empty set',
+        ),
+        (
+            {"delete": {"tags": [None]}},
+            'Cannot build the "update" request for "User": a set must hold only strings',
+        ),
+    ],
+)
+def test_update_values_dynamodb_cannot_store(mem, params, message):
+    error = _error(
+        lambda: mem.User.update({"accountId": "acme", "email": "ann@acme.com"}, **params), ValidationError
+    )
+    assert str(error).startswith(message) and error.model == "User"
+
+
 def test_positional_arguments_of_the_wrong_kind(mem):
     assert str(_error(lambda: mem.batch_get([]))) == "batch_get(): 'batch' must be a dict, got list []"
     assert str(_error(lambda: mem.batch_write("b"))) == "batch_write(): 'batch' must be a dict, got str 'b'"

@@ -293,6 +293,23 @@ class Expression:
     # -- output -----------------------------------------------------------------------------------------------
 
     def command(self) -> dict[str, Any]:
+        """The request; a value DynamoDB cannot store (an empty set, a mixed set, an object) is a
+        :class:`ValidationError` saying which, and ``post_format`` may change the request last."""
+        try:
+            args = self._command()
+        except (TypeError, ValueError) as error:
+            if isinstance(error, OneTableError):
+                raise
+            raise ValidationError(
+                f'Cannot build the "{self.op}" request for "{self.model.name}": {error}',
+                model=self.model.name,
+            ) from error
+        post = self.params.get("post_format")
+        if callable(post):
+            args = post(self.model, args)
+        return args
+
+    def _command(self) -> dict[str, Any]:
         op, params = self.op, self.params
         if not self.key and self.puts.get(self.hash) is None and op not in ("scan", "find"):
             raise OneTableError(f'Cannot find hash key for "{op}"', code="MissingError")
@@ -383,9 +400,6 @@ class Expression:
                 args["TotalSegments"] = int(params["segments"])
             if params.get("segment") is not None:
                 args["Segment"] = int(params["segment"])
-        post = params.get("post_format")
-        if callable(post):
-            args = post(self.model, args)
         return args
 
     def _cursor_key(self, cursor: dict[str, Any]) -> dict[str, Any]:

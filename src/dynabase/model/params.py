@@ -16,6 +16,7 @@ The check is a dict lookup per method, a set membership test and a kind test per
 from __future__ import annotations
 
 import difflib
+import types
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -28,15 +29,13 @@ from .errors import ParameterError
 
 @dataclass(frozen=True)
 class Kind:
-    """What values a parameter takes: ``text`` reads after "must be" in an error message."""
+    """What values a parameter takes: ``text`` reads after "must be" in an error message; a value whose type is
+    ``usual`` passes without calling ``accepts`` (the fast path)."""
 
     name: str
     text: str
     accepts: Callable[[Any], bool]
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    usual: type | None = None
 
 
 def _names(value: Any) -> bool:
@@ -46,22 +45,22 @@ def _names(value: Any) -> bool:
 KINDS = {
     kind.name: kind
     for kind in (
-        Kind("bool", "True or False", lambda v: isinstance(v, bool)),
+        Kind("bool", "True or False", lambda v: isinstance(v, bool), bool),
         Kind("true", "True (dynabase always does this; False is not supported)", lambda v: v is True),
-        Kind("int>0", "a positive integer", lambda v: _is_int(v) and v > 0),
-        Kind("int>=0", "an integer >= 0", lambda v: _is_int(v) and v >= 0),
+        Kind("int>0", "a positive integer", lambda v: type(v) is int and v > 0),
+        Kind("int>=0", "an integer >= 0", lambda v: type(v) is int and v >= 0),
         Kind(
             "number>=0",
             "a number >= 0",
             lambda v: isinstance(v, (int, float, Decimal)) and not isinstance(v, bool) and v >= 0,
         ),
-        Kind("str", "a string", lambda v: isinstance(v, str)),
+        Kind("str", "a string", lambda v: isinstance(v, str), str),
         Kind("str|bool", "a string or True/False", lambda v: isinstance(v, (str, bool))),
         Kind("str|list", "a name or a list of names", lambda v: isinstance(v, str) or _names(v)),
         Kind("list", "a list of names", _names),
-        Kind("dict", "a dict", lambda v: isinstance(v, Mapping)),
+        Kind("dict", "a dict", lambda v: isinstance(v, Mapping), dict),
         Kind("str|dict", "a string or a dict", lambda v: isinstance(v, (str, Mapping))),
-        Kind("callable", "a function", callable),
+        Kind("callable", "a function", callable, types.FunctionType),
         Kind("bool|callable", "True/False or a function", lambda v: isinstance(v, bool) or callable(v)),
         Kind("any", "any value", lambda v: True),
     )
@@ -284,6 +283,24 @@ def _build() -> tuple[dict[str, frozenset[str]], dict[str, Param], dict[str, str
 
 
 ACCEPTED, _BY_NAME, ALIASES = _build()
+_MISSING = object()
+
+
+def _acceptor(param: Param) -> Callable[[Any], bool]:
+    accepts, choices = KINDS[param.kind].accepts, param.choices
+    return (lambda v: accepts(v) and v in choices) if choices else accepts
+
+
+#: name -> whether a value is of its kind (choices included)
+_ACCEPTS = {name: _acceptor(param) for name, param in _BY_NAME.items()}
+#: method -> {accepted name: the type that passes at once (None: ask the kind)}
+_USUAL = {
+    m: {
+        n: (KINDS[_BY_NAME[n].kind].usual if n in _BY_NAME and not _BY_NAME[n].choices else None)
+        for n in names
+    }
+    for m, names in ACCEPTED.items()
+}
 _SPELLINGS = {m: sorted(names - INTERNAL) for m, names in ACCEPTED.items()}
 _NAMES = {m: sorted({p.name for p in CATALOGUE if m in p.methods}) for m in METHODS}
 _EVERY = sorted(_BY_NAME)
@@ -295,14 +312,16 @@ def check_params(method: str, params: Mapping[str, Any]) -> None:
     carry the internal ``high`` mark: they were checked where they came in."""
     if not params or "high" in params:
         return
-    accepted = ACCEPTED[method]
+    usual = _USUAL[method]
     for name, value in params.items():
-        if name not in accepted:
+        kind = usual.get(name, _MISSING)
+        if type(value) is kind or value is None:
+            continue
+        if kind is _MISSING:
             raise unknown_parameter(method, name)
-        if value is not None and name in _BY_NAME:
-            param = _BY_NAME[name]
-            if not KINDS[param.kind].accepts(value) or (param.choices and value not in param.choices):
-                raise wrong_kind(method, name, value)
+        accepts = _ACCEPTS.get(name)
+        if accepts is not None and not accepts(value):
+            raise wrong_kind(method, name, value)
 
 
 def require(method: str, name: str, value: Any, kind: str) -> None:
