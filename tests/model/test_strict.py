@@ -134,6 +134,15 @@ def test_onetable_spellings_stay_accepted(mem):
     assert updated["age"] == 30
 
 
+@pytest.mark.parametrize("name", sorted(catalogue.ONETABLE_ONLY))
+def test_onetable_parameters_dynabase_lacks_are_named_as_such(mem, name):
+    error = _error(lambda: mem.User.find({"accountId": "acme"}, **{name: True}))
+    assert (
+        str(error)
+        == f"find() got an unknown parameter {name!r}: OneTable's {name!r} is not supported by dynabase"
+    )
+
+
 def test_none_means_not_given(mem):
     page = mem.User.find({"accountId": "acme"}, limit=None, next=None, index=None, where=None)
     assert len(page) == 1

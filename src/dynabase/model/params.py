@@ -90,16 +90,12 @@ class Param:
         return (self.name, *extra, *(a for a in self.aliases if a not in extra))
 
 
+_GENERIC = ("get_item", "put_item", "update_item", "delete_item", "query_items", "scan_items")
 #: the methods, in the order of the reference (Model's, then Table's)
 MODEL_METHODS = ("create", "get", "find", "scan", "update", "upsert", "remove", "check", "init")
 TABLE_METHODS = (
     "Table",
-    "get_item",
-    "put_item",
-    "update_item",
-    "delete_item",
-    "query_items",
-    "scan_items",
+    *_GENERIC,
     "fetch",
     "batch_get",
     "batch_write",
@@ -110,7 +106,6 @@ TABLE_METHODS = (
 )
 METHODS = MODEL_METHODS + TABLE_METHODS
 
-_GENERIC = ("get_item", "put_item", "update_item", "delete_item", "query_items", "scan_items")
 _OPS = ("create", "get", "find", "scan", "update", "upsert", "remove", "check", *_GENERIC)  # one request each
 _REQUESTS = (*_OPS, "fetch")
 _QUERIES = ("find", "scan", "query_items", "scan_items", "fetch")
@@ -215,7 +210,7 @@ CATALOGUE: tuple[Param, ...] = (
           "properties blended into this call instead of the Table's context", "context"),
     Param("log", "bool", _RUNS, "False", "log the request and result at info level", "log"),
     Param("throw", "bool", _RUNS, "True", "False: return None instead of raising a DynamoDB error", "throw"),
-    Param("client", "any", _RUNS, "the Table's client", "the DynamoDB client for this call", "client"),
+    Param("client", "any", _RUNS, "the Table's client", "the DynamoDB client for this call"),
     Param("stats", "dict", _REQUESTS, "None", "gets `count`, `scanned` and `capacity` added up", "stats"),
     Param("capacity", "str", _REQUESTS, "TOTAL with `stats`",
           "ReturnConsumedCapacity", "capacity", choices=("INDEXES", "TOTAL", "NONE")),
@@ -239,11 +234,11 @@ CATALOGUE: tuple[Param, ...] = (
     Param("generate", "callable", ("Table",), "uuid", "the id function for fields with `generate: true`",
           "generate"),
     Param("transform", "callable", ("Table",), "None",
-          "`transform(model, 'read'|'write', item, properties, params[, raw])` -> item", "transform"),
+          "`transform(model, 'read'|'write', item, properties, params[, raw])` -> item"),
     Param("validate", "callable", ("Table",), "None",
-          "`validate(model, properties, params)` -> {field: message}, run on writes", "validate"),
+          "`validate(model, properties, params)` -> {field: message}, run on writes"),
     Param("value", "callable", ("Table",), "None",
-          "`value(model, field_name, properties, params)` for fields with `value: true`", "value"),
+          "`value(model, field_name, properties, params)` for fields with `value: true`"),
     Param("follow_workers", "int>0", ("Table",), "10", "threads fetching the items of a `follow` query"),
     Param("sleep", "callable", ("Table",), "time.sleep", "the sleep function of waits and batch retries"),
     Param("sync_tombstone_ttl", "number>=0", ("Table",), "2592000 (30 days)",
@@ -259,6 +254,8 @@ CATALOGUE: tuple[Param, ...] = (
           ("StreamSpecification",)),
 )  # fmt: skip
 
+#: OneTable parameters dynabase does not take (named as such when given)
+ONETABLE_ONLY = frozenset(("preFormat", "tunnel", "warn", "profile", "noerror"))
 #: names the layer passes between its own calls (never documented; accepted so internal calls are not refused)
 INTERNAL = frozenset(("checked", "prepared", "fallback", "high", "low", "expression", "generic"))
 
@@ -355,6 +352,10 @@ def unknown_parameter(method: str, name: Any) -> ParameterError:
     name (or the closest name) is a parameter, and what ``method`` takes."""
     name = str(name)
     message = f"{_call(method)} got an unknown parameter {name!r}"
+    if name in ONETABLE_ONLY:
+        return ParameterError(
+            f"{message}: OneTable's {name!r} is not supported by dynabase", method=method, param=name
+        )
     best = suggest(name, _SPELLINGS[method])
     if best is not None:
         return ParameterError(
