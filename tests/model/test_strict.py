@@ -6,6 +6,7 @@ backend) show that a refused call sends nothing.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import inspect
 import pathlib
@@ -17,7 +18,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dynabase
-from dynabase.model import Model, OneTableArgError, OneTableError, ParameterError, Table, ValidationError
+from dynabase.model import (
+    AsyncTable,
+    Model,
+    OneTableArgError,
+    OneTableError,
+    ParameterError,
+    Table,
+    ValidationError,
+)
 from dynabase.model import params as catalogue
 
 from .conftest import SCHEMA, raw_items
@@ -283,6 +292,36 @@ def test_the_compiled_paths_check_their_parameters_too(table):
     Item.create({**key, "label": "a"}, throw=True, log=False)
     assert Item.get(key, consistent=True)["label"] == "a"
     assert [i["seq"] for i in Item.find({"group": "g"}, limit=1, reverse=True)] == [1]
+
+
+def test_the_async_face_checks_before_it_sends(mem):
+    """AsyncModel builds a call's request on a shadow of the model before awaiting the native client: a refused
+    call raises there, and the native client is never called."""
+    called: list[str] = []
+
+    class Native:
+        def __getattr__(self, method: str) -> Any:
+            called.append(method)
+            raise AssertionError(f"{method} sent")
+
+    async def calls() -> list[str]:
+        atable = AsyncTable.wrap(mem, native=Native())
+        Item = atable.model("Item")
+        errors = []
+        for call in (
+            lambda: Item.create({"group": "a", "seq": 1}, execute="no"),
+            lambda: Item.find({"group": "a"}, limt=2),
+            lambda: Item.get({"group": "a", "seq": 1}, consistent="yes"),
+            lambda: Item.update({"group": "a", "seq": 1, "label": "x"}, sett={}),
+        ):
+            with pytest.raises(ParameterError) as info:
+                await call()
+            errors.append(info.value.method)
+        atable.close()
+        return errors
+
+    assert asyncio.run(calls()) == ["create", "find", "get", "update"]
+    assert called == []
 
 
 # == where clauses ==================================================================================================
