@@ -294,7 +294,7 @@ def test_the_compiled_paths_check_their_parameters_too(table):
     assert [i["seq"] for i in Item.find({"group": "g"}, limit=1, reverse=True)] == [1]
 
 
-def test_the_async_face_checks_before_it_sends(mem):
+def test_the_async_face_checks_before_it_sends():
     """AsyncModel builds a call's request on a shadow of the model before awaiting the native client: a refused
     call raises there, and the native client is never called."""
     called: list[str] = []
@@ -305,7 +305,7 @@ def test_the_async_face_checks_before_it_sends(mem):
             raise AssertionError(f"{method} sent")
 
     async def calls() -> list[str]:
-        atable = AsyncTable.wrap(mem, native=Native())
+        atable = AsyncTable.wrap(_memory_table(), native=Native())  # its close() closes the table's client
         Item = atable.model("Item")
         errors = []
         for call in (
