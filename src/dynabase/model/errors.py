@@ -33,6 +33,25 @@ class OneTableArgError(OneTableError, TypeError):
     default_code = "ArgumentError"
 
 
+class ParameterError(OneTableArgError):
+    """A method got a parameter it does not take, or a value of the wrong kind for one (see
+    :mod:`dynabase.model.params`); ``method`` and ``param`` name them, ``suggestion`` is the likely intended name."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        method: str | None = None,
+        param: str | None = None,
+        suggestion: str | None = None,
+        **context: Any,
+    ) -> None:
+        super().__init__(message, **context)
+        self.method = method
+        self.param = param
+        self.suggestion = suggestion
+
+
 class ValidationError(OneTableError, ValueError):
     """Properties failed the schema: wrong type, missing required, enum or regex miss, unknown model.
 
@@ -125,6 +144,7 @@ __all__ = [
     "NotFoundError",
     "OneTableArgError",
     "OneTableError",
+    "ParameterError",
     "TransactionError",
     "UniqueError",
     "ValidationError",

@@ -7,10 +7,11 @@ The output is the low-level request dict (``TableName``, ``Key`` / ``Item`` as A
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .codec import encode, encode_item
-from .errors import OneTableArgError, OneTableError
+from .errors import OneTableArgError, OneTableError, ValidationError
 from .where import NEEDS_EXPANSION, Placeholders
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,7 +58,7 @@ class Expression:
         self.key_atts = frozenset(self.index.keys)
         self.sort_atts = frozenset(self.index.sorts)
         self.key_names: list[str] = []  # the key attributes a find's key condition names
-        self.ph = Placeholders()
+        self.ph = Placeholders(model)
         self.already: set[str] = set()
         self.conditions: list[str] = []
         self.filters: list[str] = []
@@ -292,6 +293,23 @@ class Expression:
     # -- output -----------------------------------------------------------------------------------------------
 
     def command(self) -> dict[str, Any]:
+        """The request; a value DynamoDB cannot store (an empty set, a mixed set, an object) is a
+        :class:`ValidationError` saying which, and ``post_format`` may change the request last."""
+        try:
+            args = self._command()
+        except (TypeError, ValueError) as error:
+            if isinstance(error, OneTableError):
+                raise
+            raise ValidationError(
+                f'Cannot build the "{self.op}" request for "{self.model.name}": {error}',
+                model=self.model.name,
+            ) from error
+        post = self.params.get("post_format")
+        if callable(post):
+            args = post(self.model, args)
+        return args
+
+    def _command(self) -> dict[str, Any]:
         op, params = self.op, self.params
         if not self.key and self.puts.get(self.hash) is None and op not in ("scan", "find"):
             raise OneTableError(f'Cannot find hash key for "{op}"', code="MissingError")
@@ -382,9 +400,6 @@ class Expression:
                 args["TotalSegments"] = int(params["segments"])
             if params.get("segment") is not None:
                 args["Segment"] = int(params["segment"])
-        post = params.get("post_format")
-        if callable(post):
-            args = post(self.model, args)
         return args
 
     def _cursor_key(self, cursor: dict[str, Any]) -> dict[str, Any]:
@@ -422,10 +437,37 @@ class _Generic:
         self.fields = None
 
 
+def key_operator_misuse(
+    model: str, field: Any, template: Any, properties: Mapping[str, Any], path: str
+) -> ValidationError | None:
+    """The error for a sort-key operator (``{">=": 2}``) given to ``path``, a property that feeds the key template
+    of ``field``: operators apply to a key attribute itself, not to the inputs of its template (as in OneTable)."""
+    from ..schema.template import lookup
+
+    value = lookup(properties, path)
+    if not isinstance(value, Mapping) or len(value) != 1 or next(iter(value)) not in KEY_OPERATORS:
+        return None
+    operator, operand = next(iter(value.items()))
+    text = getattr(template, "text", None) or field.value
+    message = (
+        f'Cannot use the sort-key operator {{"{operator}": {operand!r}}} on "{path}": "{path}" feeds the key '
+        f'template "{text}" of "{field.name}", and operators apply to a key property itself. Give "{path}" a '
+        f'plain value, or put the operator on "{field.name}"'
+    )
+    if operator != "between" and not isinstance(operand, (Mapping, list, tuple, set)):
+        try:
+            example = template.render({**properties, path: operand}, iso_dates=field.iso_dates)
+        except (ValueError, TypeError):
+            example = None
+        if example is not None:
+            message += f' ({{"{field.name}": {{"{operator}": {example!r}}}}})'
+    return ValidationError(message, model=model, fields={path: message})
+
+
 def _and(terms: list[str]) -> str:
     if len(terms) == 1:
         return terms[0]
     return " and ".join(f"({t})" for t in terms)
 
 
-__all__ = ["Expression", "KEY_OPERATORS"]
+__all__ = ["Expression", "KEY_OPERATORS", "key_operator_misuse"]

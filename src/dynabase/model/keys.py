@@ -13,6 +13,7 @@ from ..schema.template import lookup
 from .base import ModelBase
 from .codec import encode
 from .errors import OneTableArgError, ValidationError
+from .expression import key_operator_misuse
 from .spec import FieldSpec, IndexSpec, make_template
 
 #: params a get by key takes without the general pipeline
@@ -136,6 +137,10 @@ class KeyPath(ModelBase):
                 for path in getattr(template, "fields", ())
                 if isinstance(lookup(properties, path), (dict, list, tuple, set, frozenset))
             }
+            for path in culprits:  # a sort-key operator on a template input: the layer's validation error
+                misuse = key_operator_misuse(self.name, field, template, properties, path)
+                if misuse is not None:
+                    raise misuse from error
             if culprits:  # a map or list where the template needs a scalar: OneTable fails with a TypeError
                 raise OneTableArgError(next(iter(culprits.values())), code="TypeError") from error
             raise ValidationError(

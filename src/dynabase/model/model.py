@@ -18,6 +18,8 @@ Unique fields (:mod:`.unique`) add their sentinel items to the same transaction.
 paths compiled once per model instead of steps 1, 2 and 4: :mod:`.compiled` (create / update / find
 requests), the key plan of :mod:`.keys` (get) and the generated readers of :mod:`.read`.  ``Model`` itself
 holds the public API and composes these parts; it reaches its table only through the Table's public methods.
+Each public method first checks its keyword params against the catalogue of :mod:`.params` (the compiled
+paths included: they serve a call only after that check).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from .errors import (
 )
 from .expression import Expression
 from .keys import GENERAL, GET_PARAMS, KeyPath
+from .params import ALIASES, check_params, require
 from .prepare import PreparePath
 from .read import ReadPath
 from .request import RequestPath
@@ -46,22 +49,12 @@ from .write import WritePath
 if TYPE_CHECKING:  # pragma: no cover
     from .table import Table
 
-#: camelCase (OneTable) spellings of params accepted as well as the Python ones
-_PARAM_ALIASES = {
-    "maxPages": "max_pages",
-    "postFormat": "post_format",
-    "updateIndexes": "update_indexes",
-    "return": "return_",
-    "returns": "return_",
-    "returnValues": "return_",
-}
-
 
 def normalize_params(params: Mapping[str, Any], overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """OneTable's checkArgs for params: defaults (``overrides``) under the caller's params, keys normalised."""
     out = dict(overrides) if overrides else {}
     for key, value in params.items():
-        out[_PARAM_ALIASES.get(key, key)] = value
+        out[ALIASES.get(key, key)] = value
     return out
 
 
@@ -93,6 +86,7 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
         Unique fields are guarded by ``_unique#`` sentinel items written in the same transaction.
         Returns the item as written (hidden fields left out).
         """
+        check_params("create", params)
         if type(properties) is dict and params.keys() <= WRITE_PARAMS and self._compiled_ok():
             built = self._build_put(properties, params)
             if built is not None:
@@ -105,6 +99,7 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
     def get(self, properties: Mapping[str, Any], **params: Any) -> Any:
         """Get one item by its key; with a partial key or ``index=``, a query that must match at most one item
         (``NonUniqueError`` otherwise).  Returns the item dict or ``None``."""
+        check_params("get", params)
         if type(properties) is dict and params.keys() <= GET_PARAMS and self._key_fields is not None:
             found = self._get_by_key(properties, params)
             if found is not GENERAL:
@@ -129,6 +124,7 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
         """Query: the hash key (or its template's inputs) is required; the sort key may be a value or an operator
         dict (``{"begins": "x"}``, ``{"between": [a, b]}``, ``{"<": v}``, ...); other properties filter.
         Returns a :class:`~dynabase.model.Page` (``.next`` / ``.prev`` cursors, ``.count``)."""
+        check_params("find", params)
         if type(properties) is dict and params.keys() <= FIND_PARAMS and self._compiled_ok():
             built = self._build_find(properties, params)
             if built is not None:
@@ -139,6 +135,7 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
     def scan(self, properties: Mapping[str, Any] | None = None, **params: Any) -> Any:
         """Scan for items of this model (filtered by the type attribute); ``segments=`` / ``segment=`` for
         parallel scans.  Returns a :class:`~dynabase.model.Page`."""
+        check_params("scan", params)
         properties, p = self._check(properties or {}, params, {"parse": True, "high": True})
         return self._scan_items(properties, p)
 
@@ -149,6 +146,7 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
         nested schemas are updated field by field (``partial``).  Returns the item after the update
         (``ALL_NEW``) unless ``return_=`` says otherwise.
         """
+        check_params("update", params)
         if type(properties) is dict and params.keys() <= WRITE_PARAMS and self._compiled_ok():
             built = self._build_update(properties, params)
             if built is not None:
@@ -165,12 +163,14 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
 
     def upsert(self, properties: Mapping[str, Any], **params: Any) -> Any:
         """Update, creating the item if it does not exist (``exists=None``)."""
+        check_params("upsert", params)
         params["exists"] = None
         return self.update(properties, **params)
 
     def remove(self, properties: Mapping[str, Any], **params: Any) -> Any:
         """Delete an item (returns the removed item, or ``None``).  ``many=True`` removes every match of a
         query (returns the list); ``exists=True`` fails if the item does not exist."""
+        check_params("remove", params)
         properties, p = self._check(properties, params, {"parse": True, "exists": None, "high": True})
         properties = self._prepare("delete", properties, p)
         if p.get("fallback") or p.get("many"):
@@ -181,6 +181,7 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
 
     def check(self, properties: Mapping[str, Any], **params: Any) -> Any:
         """A ConditionCheck in a ``transaction=`` (``where=`` / ``exists=`` give the condition)."""
+        check_params("check", params)
         properties, p = self._check(properties, params, {"parse": True, "high": True})
         if p.get("transaction") is None and p.get("execute") is not False:
             raise OneTableArgError("check() is only valid in a transaction")
@@ -189,11 +190,13 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
 
     def init(self, properties: Mapping[str, Any] | None = None, **params: Any) -> dict[str, Any]:
         """A new item's properties (defaults, generated ids, templates; ``None`` for unset fields), unwritten."""
+        check_params("init", params)
         properties, p = self._check(properties or {}, params, {"parse": True, "high": True})
         return self._init_item(properties, p)
 
     def template(self, name: str, properties: Mapping[str, Any]) -> Any:
         """Evaluate one field's value template with ``properties`` (None when unresolved)."""
+        require("template", "properties", properties, "dict")
         field = self.fields.get(name)
         if field is None or not isinstance(field.value, str):
             raise OneTableArgError(f'Cannot find templated field "{name}" in "{self.name}"')

@@ -19,6 +19,7 @@ from .errors import (
     OneTableArgError,
     ValidationError,
 )
+from .params import suggest
 from .spec import MISSING, FieldSpec, IndexSpec
 from .values import js_str, write_date
 
@@ -62,7 +63,11 @@ class PreparePath(ModelBase):
         if name and name != "primary":
             index = self.indexes.get(name)
             if index is None:
-                raise OneTableArgError(f"Cannot find index {name}", code="MissingError")
+                best = suggest(name, self.indexes)
+                hint = (
+                    f'; did you mean "{best}"?' if best else f" (the indexes are {', '.join(self.indexes)})"
+                )
+                raise OneTableArgError(f"Cannot find index {name}{hint}", code="MissingError")
             return index
         return self.primary
 

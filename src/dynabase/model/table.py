@@ -33,6 +33,7 @@ from .errors import (
     ValidationError,
 )
 from .model import UNIQUE_MODEL, Model, normalize_params
+from .params import check_params, require, suggest
 from .spec import SchemaSpec, load, process_enable, validate_source
 from .syncmeta import SyncPlan, sync_index_definition
 
@@ -103,7 +104,12 @@ class Table:
         follow_workers: int = 10,
         sleep: Callable[[float], None] = time.sleep,
         sync_tombstone_ttl: float = 30 * 86400,
+        **unknown: Any,
     ) -> None:
+        given = {"context": context, "partial": partial, "hidden": hidden, "crypto": crypto, "side": side}
+        given.update(numbers=numbers, generate=generate, transform=transform, validate=validate, value=value)
+        given.update(follow_workers=follow_workers, sleep=sleep, sync_tombstone_ttl=sync_tombstone_ttl)
+        check_params("Table", {**unknown, **given})
         if not name:
             raise OneTableArgError('Missing "name" property')
         if side is not None and side not in SIDES:
@@ -218,10 +224,12 @@ class Table:
     def model(self, name: str) -> Model:
         """The model ``name``; ValidationError if the schema has none, ModelDisabledError if ``process``
         keeps it on the other side."""
-        model = self._models.get(name) or self._internal.get(name)
+        model = self._models.get(name) or self._internal.get(name) if isinstance(name, str) else None
         if model is None:
+            best = suggest(str(name), self._models)
+            hint = f'; did you mean "{best}"?' if best else ""
             raise ValidationError(
-                f'Unknown model "{name}" (the schema has {", ".join(sorted(self._models)) or "no models"})',
+                f'Unknown model "{name}" (the schema has {", ".join(sorted(self._models)) or "no models"}){hint}',
                 model=name,
                 code="ValidationError",
             )
@@ -341,6 +349,7 @@ class Table:
     def get_table_definition(self, **params: Any) -> dict[str, Any]:
         """The CreateTable request for the schema's indexes (``provisioned={"ReadCapacityUnits": .., ..}`` for
         provisioned billing, ``stream="NEW_AND_OLD_IMAGES"`` for a stream)."""
+        check_params("get_table_definition", params)
         definition: dict[str, Any] = {
             "TableName": self.name,
             "AttributeDefinitions": [],
@@ -426,6 +435,7 @@ class Table:
         With synced models, a ``side="cloud"`` table also gets the sync index and TTL on the tombstones'
         expiry attribute; a ``side="device"`` table gets change capture of the models that sync up (the
         embedded client only: the engine captures changes)."""
+        check_params("create_table", params)
         plan = self.sync_plan
         if self.side == "cloud" and plan.models and ttl is None:
             ttl = plan.ttl_attribute
@@ -515,6 +525,7 @@ class Table:
     def _generic(
         self, method: str, properties: Mapping[str, Any], params: dict[str, Any], **defaults: Any
     ) -> Any:
+        check_params(method[1:], params)
         model = self.generic_model
         properties, p = model._check(properties, params, defaults)
         return getattr(model, method)(properties, p)
@@ -547,6 +558,7 @@ class Table:
         model's hash key template needs.  Items come back through their models (``hidden=True`` by default,
         as OneTable's fetch).
         """
+        check_params("fetch", params)
         if not models:
             return {}
         for name in models:
@@ -592,14 +604,20 @@ class Table:
 
     def batch_get(self, batch: dict[str, Any], **params: Any) -> Any:
         """Run the gets collected with ``batch=`` (see :mod:`dynabase.model.collectors`)."""
+        check_params("batch_get", params)
+        require("batch_get", "batch", batch, "dict")
         return collectors.batch_get(self, batch, params)
 
     def batch_write(self, batch: dict[str, Any], **params: Any) -> bool:
         """Run the creates/removes collected with ``batch=``."""
+        check_params("batch_write", params)
+        require("batch_write", "batch", batch, "dict")
         return collectors.batch_write(self, batch, params)
 
     def transact(self, op: str, transaction: dict[str, Any], **params: Any) -> Any:
         """Run the operations collected with ``transaction=``: ``op`` is ``"write"`` or ``"get"``."""
+        check_params("transact", params)
+        require("transact", "transaction", transaction, "dict")
         return collectors.transact(self, op, transaction, params)
 
     # == stored schemas =========================================================================================
@@ -692,6 +710,7 @@ class Table:
 
     def stream(self, records: list[Mapping[str, Any]], **params: Any) -> dict[str, list[dict[str, Any]]]:
         """DynamoDB Stream records -> ``{model: [{"type": eventName, "new": item, "old": item}]}``."""
+        check_params("stream", params)
         p = normalize_params(params)
         out: dict[str, list[dict[str, Any]]] = {}
         type_field = self.params.type_field

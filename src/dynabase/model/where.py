@@ -11,6 +11,10 @@ A clause is DynamoDB expression syntax with three kinds of tokens:
 
 Names and values are numbered in order of appearance and shared (a repeated name or string value reuses its
 placeholder), as OneTable does.
+
+With a model, a ``${name}`` that is no property of the model (nor the attribute of one, nor the type / created
+/ updated attribute) is an error naming it, with a did-you-mean; so is a ``@{var}`` missing from
+``substitutions``.  Generic models (any attributes) take any name.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from .errors import OneTableArgError
+from .errors import OneTableArgError, ParameterError
+from .params import suggest
 
 _NAME = re.compile(r"\$\{(.*?)\}")
 _SUB = re.compile(r"@\{(.*?)\}")
@@ -39,9 +44,11 @@ def literal_number(text: str) -> int | Decimal:
 class Placeholders:
     """ExpressionAttributeNames / ExpressionAttributeValues under construction."""
 
-    __slots__ = ("names", "names_map", "values", "values_map")
+    __slots__ = ("names", "names_map", "values", "values_map", "model")
 
-    def __init__(self) -> None:
+    def __init__(self, model: Any = None) -> None:
+        #: the model whose properties ``${name}`` tokens must name (None: any name)
+        self.model = model
         self.names: dict[str, str] = {}
         self.names_map: dict[str, str] = {}
         self.values: dict[str, Any] = {}
@@ -69,9 +76,11 @@ class Placeholders:
             self.values_map[key] = token
         return token
 
-    def target(self, fields: dict[str, Any] | None, name: str) -> str:
-        """``a.b[0].c`` -> ``#_0.#_1[0].#_2`` mapping property names to attribute names through the schema."""
+    def target(self, fields: dict[str, Any] | None, name: str, strict: bool = False) -> str:
+        """``a.b[0].c`` -> ``#_0.#_1[0].#_2`` mapping property names to attribute names through the schema;
+        ``strict``: a name the model's schema does not know is an error."""
         parts = []
+        top = True
         for prop in name.split("."):
             match = _SUBSCRIPT.search(prop)
             subscript = ""
@@ -79,6 +88,9 @@ class Placeholders:
                 subscript = match.group(0)
                 prop = prop[: match.start()] + prop[match.end() :]
             field = fields.get(prop) if fields else None
+            if field is None and strict and fields:
+                self._check_name(fields, prop, name, top)
+            top = False
             if field is not None:
                 attribute = field.attribute
                 if len(attribute) > 1:
@@ -93,19 +105,39 @@ class Placeholders:
                 fields = None
         return ".".join(parts)
 
+    def _check_name(self, fields: dict[str, Any], prop: str, path: str, top: bool) -> None:
+        model = self.model
+        if model is None or model.spec.generic:
+            return
+        if top and prop in (model.type_field, model.created_field, model.updated_field):
+            return
+        if any(prop in f.attribute for f in fields.values()):
+            return  # the attribute name of a mapped field
+        where = f"model {model.name!r}" if top else f"{path.rsplit('.', 1)[0]!r} of model {model.name!r}"
+        message = f"${{{path}}}: {prop!r} is no property of {where}"
+        best = suggest(prop, fields)
+        if best is not None:
+            message += f"; did you mean {best!r}?"
+        raise ParameterError(message, param="where", suggestion=best)
+
     def expand(self, clause: str, fields: dict[str, Any] | None, substitutions: dict[str, Any] | None) -> str:
         """Expand a where/set clause: ``${name}``, ``@{var}`` / ``@{...list}`` and ``{value}`` tokens."""
         original = clause
-        text = _NAME.sub(lambda m: self.target(fields, m.group(1)), str(clause))
+        text = _NAME.sub(lambda m: self.target(fields, m.group(1), strict=True), str(clause))
 
         def substitute(match: re.Match) -> str:
             token = match.group(1)
             name = token[3:] if token.startswith("...") else token
             if not substitutions or name not in substitutions or substitutions[name] is None:
-                raise OneTableArgError(
-                    f'Missing substitutions for attribute value "{name}" in "{original}"',
-                    code="ArgError",
-                )
+                message = f'Missing substitutions for attribute value "{name}" in "{original}"'
+                best = suggest(name, substitutions or ())
+                if best is not None:
+                    message += f"; did you mean @{{{best}}}?"
+                elif substitutions:
+                    message += f" (substitutions has {', '.join(map(repr, substitutions))})"
+                else:
+                    message += " (no substitutions= given)"
+                raise OneTableArgError(message, code="ArgError")
             value = substitutions[name]
             if token != name and isinstance(value, (list, tuple, set, frozenset)):
                 return ", ".join(self.value(item) for item in value)

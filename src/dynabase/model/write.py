@@ -179,7 +179,11 @@ class WritePath(ModelBase):
                 field.ttl if field else False,
             )
         if kind in ("add", "delete") and isinstance(value, (list, tuple)):
-            return set(value)
+            try:
+                return set(value)
+            except TypeError:  # a list of lists or maps: no DynamoDB set
+                why = f'{kind}: "{key}" must be strings, numbers or bytes (a set), not {value!r}'
+                raise ValidationError(why, model=self.name, fields={key: why}) from None
         if (
             kind == "set"
             and field is not None
