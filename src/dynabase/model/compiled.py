@@ -22,6 +22,8 @@ from . import ids
 from .base import ModelBase
 from .codec import encode
 from .expression import _and
+from .paging import Page
+from .request import SANITY_PAGES
 from .spec import MISSING, FieldSpec
 from .values import clone, js_str
 from .where import NEEDS_EXPANSION, Placeholders
@@ -110,6 +112,52 @@ class CompiledPaths(ModelBase):
         self._put_condition = _and([f"attribute_not_exists(#_{i})" for i in range(len(keys))])
         self._update_condition = _and([f"attribute_exists(#_{i})" for i in range(len(keys))])
         self._compiled = True
+
+    def _run_built(self, built: Built) -> Any:
+        """Run a compiled request the short way when nothing but the client call and the read is left to do (no
+        ``execute=False``, no hidden fields shown); otherwise the general :meth:`RequestPath._run`.  The same
+        results as the general run: ``_compiled_ok`` already ruled out synced models and read hooks."""
+        p, op, table = built.params, built.op, self.table
+        if p.get("execute") is False or table.hidden:
+            return self._run(op, built)  # type: ignore[attr-defined]
+        cmd = built.cmd
+        if op == "put":
+            if table.execute(self.name, op, "put_item", cmd, p) is None:
+                return None  # throw=False swallowed an error
+            return self._read_written(built.properties)  # type: ignore[attr-defined]
+        if op == "update":
+            result = table.execute(self.name, op, "update_item", cmd, p)
+            if result is None or "Attributes" not in result:
+                return None
+            items = self._read_raw_items(op, [result["Attributes"]], p)  # type: ignore[attr-defined]
+            return items[0] if items else None
+        return self._run_find(built)
+
+    def _run_find(self, built: Built) -> Page:
+        """A compiled query, paged as the general run pages it (``limit``, the sanity bound on pages)."""
+        p, cmd, table = built.params, built.cmd, self.table
+        raw: list[dict[str, Any]] = []
+        pages = 0
+        while True:
+            result = table.execute(self.name, "find", "query", cmd, p)
+            if result is None:  # throw=False swallowed an error
+                return Page()
+            last_key = result.get("LastEvaluatedKey")
+            if last_key:
+                cmd["ExclusiveStartKey"] = last_key
+            raw.extend(result.get("Items", ()))
+            if raw and cmd.get("Limit"):
+                cmd["Limit"] -= result.get("Count", 0)
+                if cmd["Limit"] <= 0:
+                    break
+            pages += 1
+            if not last_key or pages >= SANITY_PAGES:
+                break
+        page = Page(self._read_raw_items("find", raw, p))  # type: ignore[attr-defined]
+        if last_key:
+            page.next = table.decoder.decode_item(last_key)
+        table.log("info" if p.get("log") else "data", f'OneTable result for "find" "{self.name}"', items=page)
+        return page
 
     def _compiled_ok(self) -> bool:
         """Whether the table lets this call take a compiled path (no hooks or context that change requests)."""
