@@ -196,7 +196,10 @@ def compile_readers(
             item += _expect(
                 name,
                 "N",
-                [f"        rec[{name}] = int(value) if value.isdecimal() else number(value)"]
+                [
+                    f"        rec[{name}] = int(value) if value.isdecimal() else "
+                    'fraction(value) if "." in value else number(value)'
+                ]
                 if auto
                 else [f"        rec[{name}] = number(value)"],
             )
@@ -249,6 +252,7 @@ def compile_readers(
         "PLAN": plan,
         "decode": decoder.decode,
         "number": decoder.number,
+        "fraction": decoder.fraction,
         "read_stored": _read_stored,
         "fresh": _fresh,
     }
