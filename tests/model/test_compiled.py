@@ -348,3 +348,33 @@ def test_compiled_calls_run_without_the_general_request_path(
         if op == "find":
             assert (got.next, got.prev, got.count) == (want.next, want.prev, want.count)
     assert _stored(client, "fast") == _stored(client, "general")
+
+
+def test_an_update_shape_makes_its_expression_once_and_values_keep_their_sharing(
+    pair: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ExpressionAttributeNames / UpdateExpression of an update are made once per shape (the properties
+    SET and which of their values share a placeholder); the requests stay the general path's."""
+    client, tables = pair
+    for table in tables:
+        table.model("Simple").create({"pk": "p", "sk": "s", "name": "x", "n": 1})
+        table.model("Thing").create(THINGS[0])
+    calls = [
+        ("Simple", {"pk": "p", "sk": "s", "name": "a", "n": 1}),  # SETs name, n, updated: made
+        ("Simple", {"pk": "p", "sk": "s", "name": "b", "n": Decimal("2.5")}),  # the same shape
+        ("Simple", {"pk": "p", "sk": "s", "name": "p"}),  # SETs name, updated ("p" as the key: no matter)
+        ("Simple", {"pk": "p", "sk": "s", "name": "", "n": 3}),  # "" is never shared: the first shape
+        ("Thing", {"group": "g1", "seq": 1, "kind": "a", "label": "b"}),  # made
+        ("Thing", {"group": "g1", "seq": 1, "kind": "a", "label": "a"}),  # label shares kind's placeholder
+        ("Thing", {"group": "g1", "seq": 1, "kind": "a", "label": "c"}),  # the shape of the first Thing call
+    ]
+    made = []
+    real = compiled.Placeholders
+    monkeypatch.setattr(compiled, "Placeholders", lambda: made.append(1) or real())
+    for name, props in calls:
+        fast, general = _both(tables, name, "update", props, execute=False)
+        assert fast == general, props
+        fast, general = _both(tables, name, "update", props)
+        assert fast == general, props
+    assert _stored(client, "fast") == _stored(client, "general")
+    assert len(made) == 4
