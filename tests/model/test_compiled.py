@@ -277,3 +277,104 @@ def test_models_the_compiled_paths_cannot_serve_are_not_compiled() -> None:
     table = Table("t", dynabase.connect(":memory:"), schema)
     for name in ("Unique", "Nested", "Packed", "Crypt"):
         assert not table.model(name)._compiled, name
+
+
+@pytest.mark.parametrize("numbers", ["auto", "decimal"])
+def test_compiled_reader_reads_values_of_another_type_as_the_general_reader(numbers: str) -> None:
+    """A field holding another type than its schema says (written by another writer) takes the reader's
+    fallback: the generic decoder, as the general reader."""
+    client = dynabase.connect(":memory:")
+    table = Table("things", client, SCHEMA, numbers=numbers)
+    table.create_table()
+    thing = table.model("Thing")
+    odd = {
+        "lbl": {"N": "12"},
+        "seq": {"S": "7"},
+        "score": {"NULL": True},
+        "ok": {"S": "yes"},
+        "prefs": {"L": [{"S": "x"}, {"N": "1.5"}]},
+        "history": {"M": {"a": {"N": "-3"}}},
+        "kind": {"BOOL": True},
+    }
+    for name, av in odd.items():
+        client.put_item(
+            TableName="things",
+            Item={"pk": {"S": "thing#g"}, "sk": {"S": name}, "_type": {"S": "Thing"}, name: av},
+        )
+    raw = client.scan(TableName="things")["Items"]
+    general = [thing._transform_read("find", table.decoder.decode_item(item), {}, {}) for item in raw]
+    assert [thing._reader(item) for item in raw] == general
+    assert {type(v) for rec in general for k, v in rec.items() if k in ("label", "seq")} == {
+        str,
+        int if numbers == "auto" else Decimal,
+    }
+    client.close()
+
+
+def test_compiled_calls_run_without_the_general_request_path(
+    pair: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """create / update / find of a compiled model run their request themselves (not through ``_run``) with the
+    results of the general path: paging with ``limit``, ``reverse``, ``throw=False``."""
+    client, tables = pair
+    fast = tables[0].model("Simple")
+    general = tables[1].model("Simple")
+
+    def no_general_run(*args: Any) -> Any:
+        raise AssertionError("the general _run ran")
+
+    made = []
+    for n in range(5):
+        general.create({"pk": "p", "sk": f"s{n}", "name": f"n{n}", "n": n})
+        with monkeypatch.context() as patch:
+            patch.setattr(fast, "_run", no_general_run)
+            made.append(fast.create({"pk": "p", "sk": f"s{n}", "name": f"n{n}", "n": n}))
+    assert made == [general.get({"pk": "p", "sk": f"s{n}"}) for n in range(5)]
+    calls = [
+        ("find", {"pk": "p"}, {}),
+        ("find", {"pk": "p"}, {"limit": 2}),
+        ("find", {"pk": "p"}, {"limit": 3, "reverse": True}),
+        ("find", {"pk": "p", "name": "n3"}, {}),
+        ("update", {"pk": "p", "sk": "s1", "n": Decimal("1.5")}, {}),
+        ("update", {"pk": "p", "sk": "none", "n": 1}, {"throw": False}),
+        ("create", {"pk": "p", "sk": "s1", "name": "again"}, {"throw": False}),
+    ]
+    for op, props, params in calls:
+        want = getattr(general, op)(dict(props), **params)
+        with monkeypatch.context() as patch:
+            patch.setattr(fast, "_run", no_general_run)
+            got = getattr(fast, op)(dict(props), **params)
+        assert got == want, (op, props, params)
+        if op == "find":
+            assert (got.next, got.prev, got.count) == (want.next, want.prev, want.count)
+    assert _stored(client, "fast") == _stored(client, "general")
+
+
+def test_an_update_shape_makes_its_expression_once_and_values_keep_their_sharing(
+    pair: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ExpressionAttributeNames / UpdateExpression of an update are made once per shape (the properties
+    SET and which of their values share a placeholder); the requests stay the general path's."""
+    client, tables = pair
+    for table in tables:
+        table.model("Simple").create({"pk": "p", "sk": "s", "name": "x", "n": 1})
+        table.model("Thing").create(THINGS[0])
+    calls = [
+        ("Simple", {"pk": "p", "sk": "s", "name": "a", "n": 1}),  # SETs name, n, updated: made
+        ("Simple", {"pk": "p", "sk": "s", "name": "b", "n": Decimal("2.5")}),  # the same shape
+        ("Simple", {"pk": "p", "sk": "s", "name": "p"}),  # SETs name, updated ("p" as the key: no matter)
+        ("Simple", {"pk": "p", "sk": "s", "name": "", "n": 3}),  # "" is never shared: the first shape
+        ("Thing", {"group": "g1", "seq": 1, "kind": "a", "label": "b"}),  # made
+        ("Thing", {"group": "g1", "seq": 1, "kind": "a", "label": "a"}),  # label shares kind's placeholder
+        ("Thing", {"group": "g1", "seq": 1, "kind": "a", "label": "c"}),  # the shape of the first Thing call
+    ]
+    made = []
+    real = compiled.Placeholders
+    monkeypatch.setattr(compiled, "Placeholders", lambda: made.append(1) or real())
+    for name, props in calls:
+        fast, general = _both(tables, name, "update", props, execute=False)
+        assert fast == general, props
+        fast, general = _both(tables, name, "update", props)
+        assert fast == general, props
+    assert _stored(client, "fast") == _stored(client, "general")
+    assert len(made) == 4

@@ -118,3 +118,18 @@ def test_encoder_rejects_junk():
     with pytest.raises(ValueError):
         encode(set())
     assert encode_item({"a": 1.0, "b": (1, 2)}) == {"a": {"N": "1"}, "b": {"L": [{"N": "1"}, {"N": "2"}]}}
+
+
+@pytest.mark.parametrize("numbers", ["auto", "decimal", "float"])
+def test_decoder_gives_the_same_numbers_at_every_depth(numbers):
+    """Numbers decoded inline (top level of an item, in a map, in a list) are those of ``Decoder.number``,
+    exact types included."""
+    decoder = Decoder(numbers)
+    texts = ["0", "12", "-7", "2.5", "-0.125", "1E+3", "1.5E-7", "123456789012345678901234567890"]
+    item = {f"n{i}": {"N": text} for i, text in enumerate(texts)}
+    item["map"] = {"M": dict(item)}
+    item["list"] = {"L": [{"N": text} for text in texts]}
+    want = [decoder.number(text) for text in texts]
+    for out in (decoder.decode_item(item), decoder.decode_items([item])[0], decoder.decode({"M": item})):
+        for got in ([out[f"n{i}"] for i in range(len(texts))], list(out["map"].values()), out["list"]):
+            assert [(type(v), v) for v in got] == [(type(v), v) for v in want]

@@ -43,7 +43,7 @@ def _int_or_float(text: str) -> int | float:
 class Decoder:
     """A direct AttributeValue -> Python decoder (several times cheaper than boto3's TypeDeserializer)."""
 
-    __slots__ = ("number", "decode", "decode_item", "decode_items")
+    __slots__ = ("number", "fraction", "decode", "decode_item", "decode_items")
 
     def __init__(self, numbers: str = "auto") -> None:
         if numbers not in NUMBER_MODES:
@@ -52,25 +52,31 @@ class Decoder:
             numbers
         ]
         self.number = number
+        #: what ``number`` makes of a text with a '.' (inlined by the hot paths: no call of ``number``)
+        fraction: Callable[[str], Any] = float if numbers == "float" else Decimal
+        self.fraction = fraction
 
         auto = numbers != "decimal"
 
+        # membership tests beat iterating the one-key dict; the commonest types first, strings and numbers
+        # inline in maps and items (a call less per value)
         def decode(av: AttributeValue) -> Any:
-            # membership tests beat iterating the one-key dict; the commonest types first, integers inline
             if "S" in av:
                 return av["S"]
             if "N" in av:
                 text = av["N"]
-                return int(text) if auto and text.isdecimal() else number(text)
+                if auto:
+                    return int(text) if text.isdecimal() else fraction(text) if "." in text else number(text)
+                return number(text)
             if "BOOL" in av:
                 return av["BOOL"]
             if "M" in av:
-                out = {}
-                for k, v in av["M"].items():
-                    out[k] = v["S"] if "S" in v else decode(v)
-                return out
+                return decode_item(av["M"])
             if "L" in av:
-                return [(v["S"] if "S" in v else decode(v)) for v in av["L"]]
+                out = []
+                for v in av["L"]:
+                    out.append(v["S"] if "S" in v else decode(v))
+                return out
             if "NULL" in av:
                 return None
             if "B" in av:
@@ -87,12 +93,21 @@ class Decoder:
             raise ValueError(f"unknown AttributeValue type {next(iter(av))!r}")
 
         def decode_item(item: dict[str, AttributeValue]) -> dict[str, Any]:
-            return {name: (av["S"] if "S" in av else decode(av)) for name, av in item.items()}
+            out = {}
+            for name, av in item.items():
+                if "S" in av:
+                    out[name] = av["S"]
+                elif auto and "N" in av:
+                    text = av["N"]
+                    out[name] = (
+                        int(text) if text.isdecimal() else fraction(text) if "." in text else number(text)
+                    )
+                else:
+                    out[name] = decode(av)
+            return out
 
         def decode_items(items: list[dict[str, AttributeValue]]) -> list[dict[str, Any]]:
-            return [
-                {name: (av["S"] if "S" in av else decode(av)) for name, av in item.items()} for item in items
-            ]
+            return [decode_item(item) for item in items]
 
         self.decode = decode
         self.decode_item = decode_item

@@ -22,6 +22,8 @@ from . import ids
 from .base import ModelBase
 from .codec import encode
 from .expression import _and
+from .paging import Page
+from .request import SANITY_PAGES
 from .spec import MISSING, FieldSpec
 from .values import clone, js_str
 from .where import NEEDS_EXPANSION, Placeholders
@@ -44,6 +46,8 @@ _EMPTIES = (set, frozenset, list, tuple)
 _CONTAINERS = (dict, list)
 _NESTED = {"object": dict, "array": list}
 _NO_PARAMS: dict[str, Any] = {}
+#: how many update shapes a model keeps the made expression of
+_TEMPLATES = 256
 
 
 class Built:
@@ -109,7 +113,59 @@ class CompiledPaths(ModelBase):
         self._key_names = {f"#_{i}": att for i, att in enumerate(keys)}
         self._put_condition = _and([f"attribute_not_exists(#_{i})" for i in range(len(keys))])
         self._update_condition = _and([f"attribute_exists(#_{i})" for i in range(len(keys))])
+        # update: the key attributes by property name (a key attribute's own value is not SET), the properties
+        # never SET, and the ExpressionAttributeNames / UpdateExpression made for each shape of call
+        keyed = {name: f.attribute[0] for name, f in fields.items() if f.attribute[0] in primary.keys}
+        self._update_keys = {name: att for name, att in keyed.items() if fields[name].is_indexed}
+        self._update_skip = frozenset({*keyed, self.type_field})
+        self._update_templates: dict[tuple, tuple[dict[str, str], str]] = {}
         self._compiled = True
+
+    def _run_built(self, built: Built) -> Any:
+        """Run a compiled request the short way when nothing but the client call and the read is left to do (no
+        ``execute=False``, no hidden fields shown); otherwise the general :meth:`RequestPath._run`.  The same
+        results as the general run: ``_compiled_ok`` already ruled out synced models and read hooks."""
+        p, op, table = built.params, built.op, self.table
+        if p.get("execute") is False or table.hidden:
+            return self._run(op, built)  # type: ignore[attr-defined]
+        cmd = built.cmd
+        if op == "put":
+            if table.execute(self.name, op, "put_item", cmd, p) is None:
+                return None  # throw=False swallowed an error
+            return self._read_written(built.properties)  # type: ignore[attr-defined]
+        if op == "update":
+            result = table.execute(self.name, op, "update_item", cmd, p)
+            if result is None or "Attributes" not in result:
+                return None
+            items = self._read_raw_items(op, [result["Attributes"]], p)  # type: ignore[attr-defined]
+            return items[0] if items else None
+        return self._run_find(built)
+
+    def _run_find(self, built: Built) -> Page:
+        """A compiled query, paged as the general run pages it (``limit``, the sanity bound on pages)."""
+        p, cmd, table = built.params, built.cmd, self.table
+        raw: list[dict[str, Any]] = []
+        pages = 0
+        while True:
+            result = table.execute(self.name, "find", "query", cmd, p)
+            if result is None:  # throw=False swallowed an error
+                return Page()
+            last_key = result.get("LastEvaluatedKey")
+            if last_key:
+                cmd["ExclusiveStartKey"] = last_key
+            raw.extend(result.get("Items", ()))
+            if raw and cmd.get("Limit"):
+                cmd["Limit"] -= result.get("Count", 0)
+                if cmd["Limit"] <= 0:
+                    break
+            pages += 1
+            if not last_key or pages >= SANITY_PAGES:
+                break
+        page = Page(self._read_raw_items("find", raw, p))  # type: ignore[attr-defined]
+        if last_key:
+            page.next = table.decoder.decode_item(last_key)
+        table.log("info" if p.get("log") else "data", f'OneTable result for "find" "{self.name}"', items=page)
+        return page
 
     def _compiled_ok(self) -> bool:
         """Whether the table lets this call take a compiled path (no hooks or context that change requests)."""
@@ -177,12 +233,13 @@ class CompiledPaths(ModelBase):
                     return False
         return True
 
-    def _stored(self, op: str, props: dict[str, Any]) -> dict[str, Any]:
-        """The record: the model's fields in order, in their stored forms."""
+    def _stored(self, op: str, props: dict[str, Any], item: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The record: the model's fields in order, in their stored forms; with ``item``, also encoded into it
+        (attribute -> AttributeValue) in the same pass."""
         rec = {}
         write = self._write_value
         type_field = self.type_field if op == "find" else None
-        for name, _att, f, stored in self._order:
+        for name, att, f, stored in self._order:
             if name in props and name != type_field:
                 value = props[name]
                 kind = type(value)
@@ -193,28 +250,29 @@ class CompiledPaths(ModelBase):
                 elif not (op == "find" and kind is dict):
                     value = write(op, "", f, value, props, _NO_PARAMS)
                 rec[name] = value
+                if item is not None:
+                    item[att] = {"S": value} if type(value) is str else encode(value)
         return rec
 
-    def _record(self, op: str, properties: Mapping[str, Any]) -> dict[str, Any] | None:
-        """The record of the request (stored forms, in field order), or None for the general path."""
+    def _record(
+        self, op: str, properties: Mapping[str, Any], item: dict[str, Any] | None = None
+    ) -> dict[str, Any] | None:
+        """The record of the request (stored forms, in field order; ``item`` filled as :meth:`_stored` does), or
+        None for the general path."""
         find = op == "find"
         props = self._fill(op, properties, self._find_templates if find else self._templates)
         if props is None or (not find and not self._valid(props, op == "put")):
             return None
-        rec = self._stored(op, props)
+        rec = self._stored(op, props, item)
         return rec if rec.get(self._hash_name) is not None else None
 
     def _build_put(self, properties: Mapping[str, Any], params: Mapping[str, Any]) -> Built | None:
-        rec = self._record("put", properties)
-        if rec is None:
-            return None
+        item: dict[str, Any] = {}
         try:
-            item = {}
-            for name, att, _f, _s in self._order:
-                if name in rec:
-                    value = rec[name]
-                    item[att] = {"S": value} if type(value) is str else encode(value)
-        except (TypeError, ValueError):
+            rec = self._record("put", properties, item)
+        except (TypeError, ValueError):  # a value the codec cannot store: the general path reports it
+            return None
+        if rec is None:
             return None
         cmd = {
             "TableName": self.table.name,
@@ -230,36 +288,60 @@ class CompiledPaths(ModelBase):
         rec = self._record("update", properties)
         if rec is None:
             return None
-        ph = Placeholders()
-        for att in self._key_names.values():
-            ph.name(att)
-        key_atts = self.primary.keys
-        fields, targets, type_field = self.fields, self._targets, self.type_field
+        key_atts, skip = self._update_keys, self._update_skip
         key: dict[str, Any] = {}
-        sets = []
+        names: list[str] = []  # the properties SET, in order
+        values: list[Any] = []  # the distinct values, in placeholder order (Placeholders.value's sharing)
+        tokens: list[int] = []  # the placeholder of each property SET
+        shared: dict[tuple[type, Any], int] = {}
         for name, value in rec.items():
-            att = fields[name].attribute[0]
-            if att in key_atts:
-                if fields[name].is_indexed:
-                    key[att] = value
-            elif name != type_field:
-                sets.append(f"{ph.name(targets[name])} = {ph.value(value)}")
-        if not key or not sets:
+            if name in key_atts:
+                key[key_atts[name]] = value
+            elif name not in skip:
+                kind = type(value)
+                if (kind is str and value) or kind is bool:
+                    token = shared.get((kind, value))  # type: ignore[arg-type]
+                    if token is None:
+                        token = shared[(kind, value)] = len(values)  # type: ignore[index]
+                        values.append(value)
+                else:
+                    token = len(values)
+                    values.append(value)
+                names.append(name)
+                tokens.append(token)
+        if not key or not names:
             return None
+        shape = (*names, *tokens)
+        template = self._update_templates.get(shape)
+        if template is None:
+            template = self._update_template(rec, names)
+            if len(self._update_templates) < _TEMPLATES:
+                self._update_templates[shape] = template
         try:
             cmd = {
                 "TableName": self.table.name,
                 "ConditionExpression": self._update_condition,
-                "ExpressionAttributeNames": ph.names,
-                "ExpressionAttributeValues": {k: encode(v) for k, v in ph.values.items()},
+                "ExpressionAttributeNames": dict(template[0]),
+                "ExpressionAttributeValues": {
+                    f":_{i}": {"S": v} if type(v) is str else encode(v) for i, v in enumerate(values)
+                },
                 "ReturnValues": "ALL_NEW",
-                "UpdateExpression": "set " + ", ".join(sets),
+                "UpdateExpression": template[1],
                 "Key": {att: encode(v) for att, v in key.items()},
             }
         except (TypeError, ValueError):
             return None
         p = {"exists": True, "parse": True, "high": True, **params, "checked": True}
         return Built("update", p, rec, self.primary, cmd)
+
+    def _update_template(self, rec: dict[str, Any], names: list[str]) -> tuple[dict[str, str], str]:
+        """ExpressionAttributeNames and UpdateExpression of an update SETting ``names`` (the values of ``rec``
+        give the placeholders' sharing): the same for every call of this shape, so made once."""
+        ph = Placeholders()
+        for att in self._key_names.values():
+            ph.name(att)
+        sets = [f"{ph.name(self._targets[name])} = {ph.value(rec[name])}" for name in names]
+        return ph.names, "set " + ", ".join(sets)
 
     def _build_find(self, properties: Mapping[str, Any], params: Mapping[str, Any]) -> Built | None:
         for value in properties.values():

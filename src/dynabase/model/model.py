@@ -90,7 +90,7 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
         if type(properties) is dict and params.keys() <= WRITE_PARAMS and self._compiled_ok():
             built = self._build_put(properties, params)
             if built is not None:
-                return self._run("put", built)
+                return self._run_built(built)
         properties, p = self._check(properties, params, {"parse": True, "high": True, "exists": False})
         if self.spec.has_unique:
             return self._create_unique(properties, p)
@@ -128,7 +128,7 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
         if type(properties) is dict and params.keys() <= FIND_PARAMS and self._compiled_ok():
             built = self._build_find(properties, params)
             if built is not None:
-                return self._run("find", built)
+                return self._run_built(built)
         properties, p = self._check(properties or {}, params, {"parse": True, "high": True})
         return self._query_items(properties, p)
 
@@ -150,7 +150,7 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
         if type(properties) is dict and params.keys() <= WRITE_PARAMS and self._compiled_ok():
             built = self._build_update(properties, params)
             if built is not None:
-                return self._run("update", built)
+                return self._run_built(built)
         properties, p = self._check(properties, params, {"exists": True, "parse": True, "high": True})
         removing = p.get("remove") or []
         if isinstance(removing, str):

@@ -185,51 +185,57 @@ def compile_readers(
     for i, field in enumerate(plan):
         name, kind = repr(field.name), 1 if field.type == "date" else 2 if field.type == "binary" else 0
         item += [f"    av = get({field.attribute[0]!r})", "    if av is not None:"]
+        # the expected type read in a try (free in CPython 3.11 when it does not raise), any other through decode
         if kind:
             item.append(
                 f'        rec[{name}] = read_stored(av["S"] if "S" in av else decode(av), {kind}, PLAN[{i}].ttl)'
             )
-        elif field.type == "string":
-            item.append(f'        rec[{name}] = av["S"] if "S" in av else decode(av)')
-        elif field.type == "boolean":
-            item.append(f'        rec[{name}] = av["BOOL"] if "BOOL" in av else decode(av)')
+        elif field.type in _TAGS:
+            item += _expect(name, _TAGS[field.type], [f"        rec[{name}] = value"])
         elif field.type == "number":
-            item += [
-                '        text = av.get("N")',
-                "        if text is None:",
-                f"            rec[{name}] = decode(av)",
-                *(["        elif text.isdecimal():", f"            rec[{name}] = int(text)"] if auto else []),
-                "        else:",
-                f"            rec[{name}] = number(text)",
-            ]
+            item += _expect(
+                name,
+                "N",
+                [
+                    f"        rec[{name}] = int(value) if value.isdecimal() else "
+                    'fraction(value) if "." in value else number(value)'
+                ]
+                if auto
+                else [f"        rec[{name}] = number(value)"],
+            )
         elif field.type == "object":
-            item += [
-                '        values = av.get("M")',
-                "        if values is None:",
-                f"            rec[{name}] = decode(av)",
-                "        else:",
-                "            out = {}",
-                "            for k, v in values.items():",
-                '                if "S" in v:',
-                '                    out[k] = v["S"]',
-                *(
-                    [
-                        '                elif "N" in v and v["N"].isdecimal():',
-                        '                    out[k] = int(v["N"])',
-                    ]
-                    if auto
-                    else []
-                ),
-                "                else:",
-                "                    out[k] = decode(v)",
-                f"            rec[{name}] = out",
-            ]
+            item += _expect(
+                name,
+                "M",
+                [
+                    "        out = {}",
+                    "        for k, v in value.items():",
+                    '            if "S" in v:',
+                    '                out[k] = v["S"]',
+                    *(
+                        [
+                            '            elif "N" in v and v["N"].isdecimal():',
+                            '                out[k] = int(v["N"])',
+                        ]
+                        if auto
+                        else []
+                    ),
+                    "            else:",
+                    "                out[k] = decode(v)",
+                    f"        rec[{name}] = out",
+                ],
+            )
         elif field.type == "array":
-            item += [
-                '        values = av.get("L")',
-                f"        rec[{name}] = decode(av) if values is None else "
-                '[v["S"] if "S" in v else decode(v) for v in values]',
-            ]
+            item += _expect(
+                name,
+                "L",
+                [
+                    "        out = []",
+                    "        for v in value:",
+                    '            out.append(v["S"] if "S" in v else decode(v))',
+                    f"        rec[{name}] = out",
+                ],
+            )
         else:
             item.append(f"        rec[{name}] = decode(av)")
         written += [f"    value = get({name}, MISSING)", "    if value is not MISSING:"]
@@ -246,6 +252,7 @@ def compile_readers(
         "PLAN": plan,
         "decode": decoder.decode,
         "number": decoder.number,
+        "fraction": decoder.fraction,
         "read_stored": _read_stored,
         "fresh": _fresh,
     }
@@ -265,6 +272,23 @@ def compile_readers(
     source = [*item, "    return rec", "", *written, "    return rec", "", *page]
     exec("\n".join(source), namespace)  # noqa: S102
     return namespace["read_item"], namespace["read_written"], namespace["read_items"]
+
+
+#: the AttributeValue type a field of these types is stored as, taken as it is
+_TAGS = {"string": "S", "boolean": "BOOL"}
+
+
+def _expect(name: str, tag: str, then: list[str]) -> list[str]:
+    """Lines of a generated reader: ``value`` is ``av[tag]`` and ``then`` runs, or ``av`` is of another type and
+    the generic decoder reads it (a field's value written by another writer)."""
+    return [
+        "        try:",
+        f"            value = av[{tag!r}]",
+        "        except KeyError:",
+        f"            rec[{name}] = decode(av)",
+        "        else:",
+        *("    " + line for line in then),
+    ]
 
 
 def _fresh(default: Any) -> Any:
