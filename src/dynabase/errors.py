@@ -87,6 +87,16 @@ def error_class(code: str) -> type[DynamoDBError]:
     return _BY_CODE.get(code) or _error(code)
 
 
+class ClosedError(Exception):
+    """A call on an embedded client (or engine) after ``close()``: the database is no longer open."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"the database {path} is closed (close() was called on its client); open it again with dynabase.connect()"
+        )
+        self.path = path
+
+
 class StorageError(Exception):
     """The embedded database file cannot be opened or used (not DynamoDB's error: no call was made).
 

@@ -509,3 +509,27 @@ def test_random_parameters_raise_only_the_layers_errors(scratch, method, params)
         _CALLS[method](scratch.User, dict(params))
     except OneTableError:
         pass
+
+
+def test_a_set_field_given_lists_inside_is_a_validation_error() -> None:
+    import dynabase
+    from dynabase.model import Table, ValidationError
+
+    schema = {
+        "format": "onetable:1.1.0",
+        "version": "0.0.1",
+        "indexes": {"primary": {"hash": "pk", "sort": "sk"}},
+        "models": {
+            "Tagged": {
+                "pk": {"type": "string", "value": "t#${id}"},
+                "sk": {"type": "string", "value": "t"},
+                "id": {"type": "string", "required": True},
+                "tags": {"type": "set"},
+            }
+        },
+    }
+    table = Table("sets", dynabase.connect(":memory:"), schema)
+    table.create_table()
+    with pytest.raises(ValidationError, match='Set "tags" must hold only strings, numbers or bytes'):
+        table.model("Tagged").create({"id": "1", "tags": [[]]})
+    assert table.model("Tagged").get({"id": "1"}) is None

@@ -9,7 +9,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..clock import clock_skew, wall_clock
-from ..errors import DynamoDBError, InternalFailure, ResourceNotFoundException, UnknownOperationException
+from ..errors import (
+    ClosedError,
+    DynamoDBError,
+    InternalFailure,
+    ResourceNotFoundException,
+    UnknownOperationException,
+)
 from . import batch, capture, extras, items, legacy, query, streams, transactions, ttl, validation
 from .catalog import TABLE_NOT_FOUND, Catalog, CatalogChanged
 from .schema import Table
@@ -65,6 +71,7 @@ class Engine:
         clock: Callable[[], float] | None = None,
     ) -> None:
         self.storage = Storage(path)
+        self.closed = False
         #: epoch seconds; stamps captured changes (``wall_clock``: time.time() shifted by DYNABASE_CLOCK_SKEW)
         self.clock: Callable[[], float] = clock or wall_clock
         if clock is None:
@@ -124,6 +131,8 @@ class Engine:
 
     def call(self, operation: str, request: dict[str, Any], service: str = "dynamodb") -> dict[str, Any]:
         """Run one operation of DynamoDB (``service="dynamodb"``) or DynamoDB Streams (``"dynamodbstreams"``)."""
+        if self.closed:
+            raise ClosedError(self.storage.path)
         table = self.stream_operations if service == "dynamodbstreams" else self.operations
         handler = table.get(operation)
         if handler is None:
@@ -235,6 +244,7 @@ class Engine:
         return ttl.sweep(self, now)
 
     def close(self) -> None:
+        self.closed = True
         if self.sweeper is not None:
             self.sweeper.stop()
         self.storage.close()

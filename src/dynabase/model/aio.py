@@ -201,6 +201,7 @@ class AsyncTable:
         native = client if _is_async(client) else None
         blocking = native.sync_client() if native is not None else client
         self._init(Table(name, blocking, schema, **options), max_workers, native)
+        self._twin = blocking if native is not None else None  # made here: closed with this table
 
     @classmethod
     def wrap(cls, table: Table, *, max_workers: int = 8, native: Any = None) -> AsyncTable:
@@ -212,6 +213,7 @@ class AsyncTable:
     def _init(self, table: Table, max_workers: int, native: Any) -> None:
         self.sync = table
         self.native = native
+        self._twin: Any = None
         self.executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="dynabase-model")
         self._run = _Runner(self.executor)
         self._models: dict[str, AsyncModel] = {}
@@ -227,8 +229,8 @@ class AsyncTable:
 
     def close(self) -> None:
         self.executor.shutdown(wait=True)
-        if self.native is not None and self.sync.client is not self.native:
-            self.sync.client.close()  # the blocking twin this table made for its native client
+        if self._twin is not None:
+            self._twin.close()  # the blocking twin this table made for its native client; a wrapped one is not ours
 
     async def __aenter__(self) -> AsyncTable:
         return self

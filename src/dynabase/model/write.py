@@ -138,7 +138,12 @@ class WritePath(ModelBase):
         if isinstance(value, (set, frozenset)):
             items = value
         elif isinstance(value, (list, tuple)):
-            items = set(value)
+            try:
+                items = set(value)
+            except TypeError:  # a list or map inside: not a set DynamoDB can store
+                raise self._bad(
+                    path, field, value, f'Set "{field.name}" must hold only strings, numbers or bytes'
+                )
         else:
             raise self._bad(path, field, value)
         if all(isinstance(v, str) for v in items):
