@@ -83,3 +83,12 @@ def test_every_public_name_is_documented(api_anchors: set[str], package: str, na
         return
     found = [a for a in api_anchors if a.endswith("." + name) and _documents(a, obj)]
     assert found, f"{package}.{name} has no entry in the API reference"
+
+
+def test_api_pages_show_no_rest_roles(site: Path) -> None:
+    leftovers = {
+        str(page.relative_to(site)): hits
+        for page in (site / "api").rglob("*.html")
+        if (hits := re.findall(r":(?:class|func|meth|attr|data|mod|exc|obj):<code>", page.read_text()))
+    }
+    assert not leftovers
