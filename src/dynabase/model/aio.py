@@ -135,6 +135,8 @@ class AsyncModel:
         shadow.table = copy.copy(self.sync.table)
         shadow.table.client = _NO_IO
         shadow._run = lambda op, expr: captured.append((op, expr)) or _CAPTURED  # type: ignore[method-assign]
+        # a compiled request is replayed through the general run, which takes it as it is
+        shadow._run_built = lambda built: captured.append((built.op, built)) or _CAPTURED  # type: ignore[method-assign]
         try:
             built = getattr(shadow, name)(properties, client=_NO_IO, **params)
         except _NeedIO:
