@@ -14,7 +14,7 @@ import pytest
 
 import dynabase
 from backends import REGION, boto3_client
-from dynabase.clock import SCOPE_ATTR, SEQ_ATTR, VERSION_ATTR
+from dynabase.clock import SCOPE_ATTR, SEQ_ATTR, VERSION_ATTR, seq_ms
 from dynabase.model import Table
 from dynabase.model.errors import ModelDisabledError
 from dynabase.server import run_in_thread
@@ -519,3 +519,10 @@ def test_cloud_writes_of_a_scoped_model_find_the_scope_of_the_stored_item(world:
     assert device.Note.get({"id": "s"}) is None
     with pytest.raises(Exception, match="scope"):
         cloud.Note.upsert({"id": "new", "text": "no color, no stored item"})
+
+
+def test_arrival_stamps_never_go_back_when_the_offset_is_refined(world: World, monkeypatch: Any) -> None:
+    _, s1 = world.device("dev1")
+    first = s1._arrival_seq()
+    monkeypatch.setattr(s1, "now_ms", lambda: seq_ms(first) - 3)  # a newer Date header stepped the clock back
+    assert s1._arrival_seq() >= first

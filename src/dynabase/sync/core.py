@@ -125,6 +125,7 @@ class Sync:
         if state.get(_STATE_DEVICE) != self.device_id:
             self._put_state({_STATE_DEVICE: self.device_id})
         self.offset = ClockOffset.load(state.get(_STATE_OFFSET))
+        self._last_seq_ms = 0  # the newest arrival stamp given (stamps never go back)
         self._lock = threading.Lock()
         primary = device.indexes["primary"]
         self.key_names = [n for n in (primary.hash, primary.sort) if n]
@@ -145,6 +146,13 @@ class Sync:
     def now_ms(self) -> int:
         """The corrected clock: the endpoint's time as this device best knows it (epoch ms)."""
         return int(self.clock() * 1000) - self.offset_ms
+
+    def _arrival_seq(self) -> str:
+        """An arrival stamp that never goes back: the offset is refined by each answer and may step the corrected
+        clock back a few milliseconds, but a re-stamp must not date a landed version earlier than its first."""
+        ms = max(self.now_ms(), self._last_seq_ms)
+        self._last_seq_ms = ms
+        return make_seq(ms, self.device_id)
 
     def _cloud(self, method: str, **request: Any) -> dict:
         """One call to the cloud; its ``Date`` header refines the clock offset."""
@@ -328,7 +336,7 @@ class Sync:
         scope = self.plan.item_scope(model, source)
         meta = {
             VERSION_ATTR: {"S": version},
-            SEQ_ATTR: {"S": make_seq(self.now_ms(), self.device_id)},
+            SEQ_ATTR: {"S": self._arrival_seq()},
             SCOPE_ATTR: {"S": scope},
         }
         if item is not None:
@@ -355,7 +363,7 @@ class Sync:
             ConditionExpression="#v = :v",
             ExpressionAttributeNames={"#q": SEQ_ATTR, "#v": VERSION_ATTR},
             ExpressionAttributeValues={
-                ":q": {"S": make_seq(self.now_ms(), self.device_id)},
+                ":q": {"S": self._arrival_seq()},
                 ":v": {"S": version},
             },
         )
