@@ -112,3 +112,12 @@ def test_watch_keeps_in_step_and_stops_cleanly_on_ctrl_c(cloud: Any, tmp_path: P
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_the_usage_line_shows_the_status_form(capsys: pytest.CaptureFixture[str]) -> None:
+    from dynabase.cli.main import main
+
+    with pytest.raises(SystemExit):
+        main(["sync", "--help"])
+    usage = capsys.readouterr().out.splitlines()[0]
+    assert usage == "usage: dynabase sync [status] SCHEMA --db DEVICE_DB --table TABLE [options]"

@@ -28,12 +28,15 @@ ONCE_ROUNDS = 5  # --once: rounds to reach a state where both sides are in step 
 def register(commands: Any) -> None:
     p = commands.add_parser(
         "sync",
+        usage="%(prog)s [status] SCHEMA --db DEVICE_DB --table TABLE [options]",
         help="sync a device database with a cloud table (the schema's process map)",
         description="Push the device's captured changes to the cloud table and pull the changes meant for it, "
         "as the schema's process map says (process.<Model>.sync: up, down, both). `dynabase sync status "
         "SCHEMA ...` prints pending changes, checkpoints, lag, clock offset and the last error.",
     )
-    p.add_argument("target", nargs="+", metavar="SCHEMA", help="the schema file (or: status SCHEMA)")
+    p.add_argument(
+        "target", nargs="+", metavar="SCHEMA", help="the schema file, after `status` to print the sync state"
+    )
     p.add_argument("--db", required=True, metavar="DEVICE_DB", help="the device's embedded database file")
     p.add_argument("--table", required=True, metavar="TABLE", help="the cloud table (and the device table)")
     p.add_argument("--endpoint-url", metavar="URL", help="the cloud endpoint (default: AWS for --region)")
