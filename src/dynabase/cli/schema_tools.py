@@ -134,7 +134,7 @@ def register(commands: Any) -> None:
         "type checker understands. See docs/typed.md.",
     )
     p.add_argument("schema", metavar="SCHEMA", help="schema file or '-'")
-    p.add_argument("--out", "-o", metavar="FILE", help="write FILE (.py) instead of printing ('-' prints)")
+    p.add_argument("-o", "--out", metavar="FILE", help="write FILE (.py) instead of printing ('-' prints)")
     p.add_argument(
         "--numbers",
         choices=NUMBER_MODES,
