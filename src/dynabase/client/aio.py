@@ -60,23 +60,9 @@ class AsyncLeanClient(LeanBase):
     they are the blocking client's, from :meth:`sync_client`."""
 
     _paginator_class = AsyncPaginator
+    default_pool_connections = 64
 
-    def __init__(
-        self,
-        endpoint_url: str | None = None,
-        region: str | None = None,
-        *,
-        service: str = "dynamodb",
-        max_pool_connections: int = 64,
-        connect_timeout: float = 60.0,
-        read_timeout: float = 60.0,
-        proxies: dict[str, str] | None = None,
-        verify: bool | str | None = None,
-        **credentials: Any,
-    ) -> None:
-        super().__init__(endpoint_url, region, service=service, max_pool_connections=max_pool_connections,
-                         connect_timeout=connect_timeout, read_timeout=read_timeout, proxies=proxies,
-                         verify=verify, **credentials)  # fmt: skip
+    def _open_pool(self) -> None:
         self._idle: list[_Stream] = []
         self._slots: asyncio.Semaphore | None = None
 

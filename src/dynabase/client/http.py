@@ -86,22 +86,9 @@ class _Connection:
 class LeanClient(LeanBase):
     """``boto3.client("dynamodb")``'s interface for an HTTP endpoint, with the least client CPU per call."""
 
-    def __init__(
-        self,
-        endpoint_url: str | None = None,
-        region: str | None = None,
-        *,
-        service: str = "dynamodb",
-        max_pool_connections: int = 10,
-        connect_timeout: float = 60.0,
-        read_timeout: float = 60.0,
-        proxies: dict[str, str] | None = None,
-        verify: bool | str | None = None,
-        **credentials: Any,
-    ) -> None:
-        super().__init__(endpoint_url, region, service=service, max_pool_connections=max_pool_connections,
-                         connect_timeout=connect_timeout, read_timeout=read_timeout, proxies=proxies,
-                         verify=verify, **credentials)  # fmt: skip
+    default_pool_connections = 10
+
+    def _open_pool(self) -> None:
         self._idle: list[_Connection] = []
         self._lock = threading.Lock()
 

@@ -332,22 +332,25 @@ class LeanBase(BotoConveniences):
     """What the blocking and the asyncio lean clients share: configuration, ``meta``, ``exceptions`` and one
     method per operation of botocore's model (made by the subclass's :meth:`_method`)."""
 
+    #: connections kept open when ``max_pool_connections`` is not given (each subclass sets its own)
+    default_pool_connections = 10
+
     def __init__(
         self,
-        endpoint_url: str | None,
-        region: str | None,
+        endpoint_url: str | None = None,
+        region: str | None = None,
         *,
-        service: str,
-        max_pool_connections: int,
-        connect_timeout: float,
-        read_timeout: float,
+        service: str = "dynamodb",
+        max_pool_connections: int | None = None,
+        connect_timeout: float = 60.0,
+        read_timeout: float = 60.0,
         proxies: dict[str, str] | None = None,
         verify: bool | str | None = None,
         **credentials: Any,
     ) -> None:
         creds, region, url, max_attempts, ca_bundle = resolve(endpoint_url, region, **credentials)
         self._service = service
-        self._max_pool = max_pool_connections
+        self._max_pool = max_pool_connections or self.default_pool_connections
         self._timeouts = (connect_timeout, read_timeout)
         self._credentials = credentials
         self._transport_options = {"proxies": proxies, "verify": verify}
@@ -360,6 +363,11 @@ class LeanBase(BotoConveniences):
         self.meta.endpoint_url = url
         self.exceptions = self.protocol.exceptions
         self._operations = {_snake(name): name for name in self.meta.service_model.operation_names}
+        self._open_pool()
+
+    def _open_pool(self) -> None:
+        """The subclass's empty connection pool."""
+        raise NotImplementedError
 
     def _twin(self, cls: type, service: str) -> Any:
         """A client of class ``cls`` for ``service`` at the same endpoint, region and credentials."""
