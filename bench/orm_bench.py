@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import json
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -31,6 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import dynabase  # noqa: E402
 from dynabase.model import AsyncTable, Table  # noqa: E402
+from dynabase.server import start_subprocess  # noqa: E402
 
 TABLE = "orm-bench"
 REGION = "us-east-1"
@@ -65,26 +65,6 @@ def thing(seq: int) -> dict[str, Any]:
         "ok": True,
         "tags": ["a", "b"],
     }
-
-
-def start_server() -> tuple[subprocess.Popen, str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "dynabase.server", "--db", ":memory:", "--port", "0", "-q"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={
-            **os.environ,
-            "PYTHONPATH": os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"),
-        },
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    url = next((word for word in line.split() if word.startswith("http://")), None)
-    if url is None:
-        process.kill()
-        raise SystemExit(f"dynabase serve did not start: {line!r}")
-    return process, url.rstrip(".,")
 
 
 # -- one set of four calls per library --------------------------------------------------------------------------
@@ -232,7 +212,8 @@ def main() -> None:
     parser.add_argument("--json", help="write the figures here")
     args = parser.parse_args()
 
-    server, url = start_server()
+    server = start_subprocess(":memory:", args=["-q"])
+    url = server.url
     try:
         import boto3
 
@@ -264,8 +245,7 @@ def main() -> None:
             print(f"{name:<22}" + "".join(f"{results[name][op]:>10.0f}" for op in OPS), flush=True)
         gets = concurrent_gets(url)
     finally:
-        server.terminate()  # the server this run started, by PID
-        server.wait(timeout=10)
+        server.stop()  # the server this run started, by PID
 
     print(f"\nclient CPU µs per call, {args.calls} calls each, against one dynabase serve")
     print(f"{'':<22}" + "".join(f"{op:>10}" for op in OPS))
