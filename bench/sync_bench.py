@@ -42,9 +42,11 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(1, str(REPO))  # tests.sync.chaos: the sync child process's command line
 
 import boto3  # noqa: E402
 from botocore.config import Config  # noqa: E402
+from tests.sync.chaos import sync_command, sync_env  # noqa: E402  (the child command the chaos test runs)
 
 import dynabase  # noqa: E402
 from dynabase.clock import SCOPE_ATTR  # noqa: E402
@@ -297,19 +299,9 @@ def latency(url: str, directory: Path, samples: int, interval: float | None) -> 
     schema_file.write_text(json.dumps(SCHEMA))
     device = device_table(directory / "watch.db", "watch", schema)
     cloud = cloud_table(url, "watch", schema)
-    env = {**os.environ, "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench"}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
-    command = [
-        sys.executable,
-        "-m",
-        "dynabase",
-        "sync",
-        str(schema_file),
-        "--db",
-        str(directory / "watch.db"),
-    ]
-    command += ["--table", "watch", "--endpoint-url", url, "--region", REGION, "--device-id", "w1", "--watch"]
-    command += ["--interval", str(interval)] if interval is not None else []
+    flags = ["--watch", *(["--interval", str(interval)] if interval is not None else [])]
+    command = sync_command(schema_file, directory / "watch.db", "watch", url, "w1", *flags)
+    env = sync_env(access_key="bench")
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     up, down = [], []
     try:

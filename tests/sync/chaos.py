@@ -516,7 +516,8 @@ def visible(item: Item | None) -> Item | None:
     return {name: value for name, value in item.items() if name not in SYNC_ATTRS}
 
 
-def sync_command(schema_file: Path, db: Path, table: str, url: str, device_id: str) -> list[str]:
+def sync_command(schema_file: Path, db: Path, table: str, url: str, device_id: str, *flags: str) -> list[str]:
+    """``dynabase sync`` of one device against ``url`` in a child Python (``flags``: ``--once`` unless given)."""
     return [
         sys.executable,
         "-m",
@@ -533,15 +534,17 @@ def sync_command(schema_file: Path, db: Path, table: str, url: str, device_id: s
         REGION,
         "--device-id",
         device_id,
-        "--once",
+        *(flags or ("--once",)),
     ]
 
 
-def sync_env(skew: float) -> dict[str, str]:
+def sync_env(skew: float | None = None, access_key: str = "chaos") -> dict[str, str]:
+    """The child's environment: fake credentials, this tree's ``src`` first, the clock skew when given."""
     src = str(Path(__file__).resolve().parents[2] / "src")
-    env = {**os.environ, "AWS_ACCESS_KEY_ID": "chaos", "AWS_SECRET_ACCESS_KEY": "chaos"}
+    env = {**os.environ, "AWS_ACCESS_KEY_ID": access_key, "AWS_SECRET_ACCESS_KEY": access_key}
     env["PYTHONPATH"] = os.pathsep.join([src, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    env["DYNABASE_CLOCK_SKEW"] = repr(skew)
+    if skew is not None:
+        env["DYNABASE_CLOCK_SKEW"] = repr(skew)
     return env
 
 
