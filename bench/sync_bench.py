@@ -58,7 +58,7 @@ REGION = "us-east-1"
 CREDENTIALS = {"aws_access_key_id": "bench", "aws_secret_access_key": "bench"}
 GOALS = {"throughput": 0.8, "latency_p50": 0.5}
 BATCH = 100  # changes per read of the change log (Sync's batch_size)
-PAGE = 1000  # items per pulled page: Sync's (dynabase.sync.core.PULL_PAGE), and the anchor's
+PAGE = 1000  # items per pulled page: Sync's (dynabase.sync.pull.PULL_PAGE), and the anchor's
 SCHEMA: dict[str, Any] = {
     "format": "onetable:1.1.0",
     "version": "0.0.1",

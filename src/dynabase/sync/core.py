@@ -9,68 +9,29 @@ covers; pulled changes are applied without capture, so they are never pushed bac
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from ..clock import (
-    DELETED_ATTR,
-    SCOPE_ATTR,
-    SEQ_ATTR,
-    SYNC_ATTRS,
-    VERSION_ATTR,
-    make_seq,
-    next_version,
-    seq_floor,
-    seq_ms,
-    wall_clock,
-)
-from ..model.syncmeta import SYNC_INDEX, ModelSync, SyncPlan
+from ..clock import make_seq, seq_ms, wall_clock
+from ..model.syncmeta import SyncPlan
 from .errors import SyncError, classify
 from .offset import ClockOffset
-from .resolve import Resolver, resolve
-
-_STATE_DEVICE = "deviceId"
-_STATE_OFFSET = "clockOffset"
-_STATE_ERROR = "lastError"
-_STATE_SYNCED = "lastSync"
-_STATE_NEWEST = "newestSeq"
-_CHECKPOINT = "checkpoint:"
-_PULLED_AT = "pulledAt:"
-_CONDITION = "attribute_not_exists(#v) OR #v < :v"
-PULL_PAGE = 1000  # items per pulled page at least (each page is applied in one device transaction)
-
-
-@dataclass
-class SyncResult:
-    """What one sync did. ``in_step``: nothing was left pending and every scope was pulled to its end."""
-
-    pushed: int = 0
-    pulled: int = 0
-    conflicts: int = 0
-    deletes: int = 0
-    in_step: bool = False
-
-    def add(self, other: SyncResult) -> None:
-        self.pushed += other.pushed
-        self.pulled += other.pulled
-        self.conflicts += other.conflicts
-        self.deletes += other.deletes
-
-
-@dataclass
-class SyncStatus:
-    device_id: str
-    pending: int
-    checkpoints: dict[str, str]
-    lag_seconds: float | None
-    last_error: str | None
-    clock_offset: float | None
-    last_sync: str | None
+from .pull import pull
+from .push import push
+from .records import (
+    CHECKPOINT,
+    STATE_DEVICE,
+    STATE_ERROR,
+    STATE_NEWEST,
+    STATE_OFFSET,
+    STATE_SYNCED,
+    SyncResult,
+    SyncStatus,
+)
+from .resolve import Resolver
 
 
 class Sync:
@@ -121,10 +82,10 @@ class Sync:
             device.create_table()
         device.enable_change_capture()
         state = self._state()
-        self.device_id = device_id or state.get(_STATE_DEVICE) or uuid.uuid4().hex[:12]
-        if state.get(_STATE_DEVICE) != self.device_id:
-            self._put_state({_STATE_DEVICE: self.device_id})
-        self.offset = ClockOffset.load(state.get(_STATE_OFFSET))
+        self.device_id = device_id or state.get(STATE_DEVICE) or uuid.uuid4().hex[:12]
+        if state.get(STATE_DEVICE) != self.device_id:
+            self._put_state({STATE_DEVICE: self.device_id})
+        self.offset = ClockOffset.load(state.get(STATE_OFFSET))
         self._last_seq_ms = 0  # the newest arrival stamp given (stamps never go back)
         self._lock = threading.Lock()
         primary = device.indexes["primary"]
@@ -178,21 +139,21 @@ class Sync:
             result = SyncResult()
             try:
                 self._measure()
-                pushed = self._push(stop)
+                pushed = push(self, stop)
                 result.add(pushed)
-                pulled, complete = self._pull(stop)
+                pulled, complete = pull(self, stop)
                 result.add(pulled)
                 pending = self.pending()
             except Exception as error:
                 failure = classify(error, self.endpoint)
-                self._put_state({_STATE_ERROR: str(failure), _STATE_OFFSET: self.offset.dump()})
+                self._put_state({STATE_ERROR: str(failure), STATE_OFFSET: self.offset.dump()})
                 raise failure from error
             result.in_step = complete and pending == 0
             self._put_state(
                 {
-                    _STATE_ERROR: None,
-                    _STATE_OFFSET: self.offset.dump(),
-                    _STATE_SYNCED: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.clock())),
+                    STATE_ERROR: None,
+                    STATE_OFFSET: self.offset.dump(),
+                    STATE_SYNCED: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.clock())),
                 }
             )
             return result
@@ -203,10 +164,16 @@ class Sync:
             self._cloud("describe_table", TableName=self.cloud.name)
 
     def push(self) -> SyncResult:
-        return self._guarded(lambda: (self._measure(), self._push(None))[1])
+        """Push everything pending (no pull)."""
+        return self._guarded(self._measured_push)
+
+    def _measured_push(self) -> SyncResult:
+        self._measure()
+        return push(self, None)
 
     def pull(self) -> SyncResult:
-        return self._guarded(lambda: self._pull(None)[0])
+        """Pull everything new (no push)."""
+        return self._guarded(lambda: pull(self, None)[0])
 
     def _guarded(self, run: Callable[[], SyncResult]) -> SyncResult:
         with self._lock:
@@ -222,16 +189,16 @@ class Sync:
 
     def status(self) -> SyncStatus:
         state = self._state()
-        newest = state.get(_STATE_NEWEST)
+        newest = state.get(STATE_NEWEST)
         lag = (self.now_ms() - seq_ms(newest)) / 1000 if newest else None
         return SyncStatus(
             device_id=self.device_id,
             pending=self.pending(),
-            checkpoints={k[len(_CHECKPOINT) :]: v for k, v in state.items() if k.startswith(_CHECKPOINT)},
+            checkpoints={k[len(CHECKPOINT) :]: v for k, v in state.items() if k.startswith(CHECKPOINT)},
             lag_seconds=lag,
-            last_error=state.get(_STATE_ERROR),
+            last_error=state.get(STATE_ERROR),
             clock_offset=self.offset.value,
-            last_sync=state.get(_STATE_SYNCED),
+            last_sync=state.get(STATE_SYNCED),
         )
 
     def run(
@@ -253,161 +220,7 @@ class Sync:
 
         await async_run(self, interval, stop, max_backoff)
 
-    # -- push -----------------------------------------------------------------------------------------------------
-
-    def _push(self, stop: threading.Event | None) -> SyncResult:
-        result = SyncResult()
-        after = 0
-        while stop is None or not stop.is_set():
-            page = self.client.read_changes(TableName=self.device.name, Limit=self.batch_size, AfterSeq=after)
-            changes = page["Changes"]
-            if not changes:
-                break
-            self._pin(changes)
-            acks = []
-            for change in changes:
-                after = change["Seq"]
-                ack = self._push_one(change, result)
-                if ack is not None:
-                    acks.append(ack)
-            if acks:
-                self.client.ack_changes(
-                    TableName=self.device.name, Acks=acks, TombstoneSeconds=self.tombstone_ttl
-                )
-            if self.progress:
-                self.progress("push", result.pushed)
-        return result
-
-    def _pin(self, changes: list[dict]) -> None:
-        """Give each change its version once (a retry after a lost answer must send the same one)."""
-        pins = []
-        for change in changes:
-            if "Version" not in change:
-                source = change.get("Item") or change.get("OldItem")
-                model = self.plan.model_of(source)
-                if model is None or not model.pushes:
-                    continue
-                change["Version"] = next_version(
-                    change["At"] - self.offset_ms, self.device_id, change.get("Base")
-                )
-                pins.append({"Key": change["Key"], "Seq": change["Seq"], "Version": change["Version"]})
-        if pins:
-            self.client.pin_versions(TableName=self.device.name, Pins=pins)
-
-    def _push_one(self, change: dict, result: SyncResult) -> dict | None:
-        """Push one change; the ack to send (None when the change was settled otherwise, by a conflict)."""
-        item = change.get("Item")
-        source = item if item is not None else change.get("OldItem")
-        model = self.plan.model_of(source)
-        ack = {"Key": change["Key"], "Seq": change["Seq"]}
-        if model is None or not model.pushes:
-            return ack  # not a model that syncs up: nothing to push
-        version = change["Version"]
-        cloud_item = self._cloud_item(model, item, source, change["Key"], version)
-        stamped = time.monotonic()
-        try:
-            self._cloud(
-                "put_item",
-                TableName=self.cloud.name,
-                Item=cloud_item,
-                ConditionExpression=_CONDITION,
-                ExpressionAttributeNames={"#v": VERSION_ATTR},
-                ExpressionAttributeValues={":v": {"S": version}},
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
-        except Exception as error:
-            if _code(error) != "ConditionalCheckFailedException":
-                raise
-            current = (getattr(error, "response", None) or {}).get("Item") or self._cloud_get(change["Key"])
-            held = _version(current)
-            if (
-                held is not None and held == version
-            ):  # our own write, landed before (a retry after a lost answer)
-                self._restamp(change["Key"], version)
-                return {**ack, "Version": version}
-            return self._lost(model, change, item, current, result)
-        if time.monotonic() - stamped > self.overlap_ms / 3000:  # a slow write: its arrival stamp is re-dated
-            self._restamp(change["Key"], version)
-        result.pushed += 1
-        result.deletes += item is None
-        return {**ack, "Version": version}
-
-    def _cloud_item(self, model: ModelSync, item: dict | None, source: dict, key: dict, version: str) -> dict:
-        scope = self.plan.item_scope(model, source)
-        meta = {
-            VERSION_ATTR: {"S": version},
-            SEQ_ATTR: {"S": self._arrival_seq()},
-            SCOPE_ATTR: {"S": scope},
-        }
-        if item is not None:
-            return {**{k: v for k, v in item.items() if k not in SYNC_ATTRS}, **meta}
-        expires = int(self.clock() - self.offset_ms / 1000 + self.tombstone_ttl)
-        return {
-            **key,
-            self.plan.type_field: {"S": model.name},
-            **meta,
-            DELETED_ATTR: {"BOOL": True},
-            self.plan.ttl_attribute: {"N": str(expires)},
-        }
-
-    def _cloud_get(self, key: dict) -> dict | None:
-        return self._cloud("get_item", TableName=self.cloud.name, Key=key, ConsistentRead=True).get("Item")
-
-    def _restamp(self, key: dict, version: str) -> None:
-        """Give a landed version a fresh arrival stamp, so devices whose checkpoint passed it still pull it."""
-        self._conditional(  # when it fails, something newer is there: nothing to do
-            "update_item",
-            TableName=self.cloud.name,
-            Key=key,
-            UpdateExpression="SET #q = :q",
-            ConditionExpression="#v = :v",
-            ExpressionAttributeNames={"#q": SEQ_ATTR, "#v": VERSION_ATTR},
-            ExpressionAttributeValues={
-                ":q": {"S": self._arrival_seq()},
-                ":v": {"S": version},
-            },
-        )
-
-    def _conditional(self, method: str, **request: Any) -> bool:
-        """A conditional cloud write: False when its condition failed."""
-        try:
-            self._cloud(method, **request)
-        except Exception as error:
-            if _code(error) != "ConditionalCheckFailedException":
-                raise
-            return False
-        return True
-
-    def _lost(
-        self, model: ModelSync, change: dict, item: dict | None, current: dict | None, result: SyncResult
-    ) -> dict | None:
-        """The cloud holds a newer version: resolve (a configured resolver) or let the local change go."""
-        resolver = self.resolvers.get(model.name)
-        if resolver is not None and item is not None and current is not None:
-            keep = [*self.key_names, self.plan.type_field]
-            merged = resolve(resolver, model.name, item, current, change.get("Fields"), keep)
-            if merged is not None:
-                version = next_version(self.now_ms(), self.device_id, _version(current))
-                cloud_item = self._cloud_item(model, merged, merged, change["Key"], version)
-                if not self._conditional(
-                    "put_item",
-                    TableName=self.cloud.name,
-                    Item=cloud_item,
-                    ConditionExpression="#v = :c",
-                    ExpressionAttributeNames={"#v": VERSION_ATTR},
-                    ExpressionAttributeValues={":c": {"S": _version(current)}},
-                ):
-                    return None  # the cloud moved again: the change stays pending, the next round retries
-                current = cloud_item
-                result.pushed += 1
-        if current is not None and model.pulls:  # bring the winner down now (drops the pending change)
-            counts = self._apply([_pulled_change(current, self.key_names)], {})
-            result.conflicts += counts["Conflicts"]
-            return None
-        result.conflicts += 1
-        return {"Key": change["Key"], "Seq": change["Seq"]}  # an up-only model: the local change just goes
-
-    # -- pull -----------------------------------------------------------------------------------------------------
+    # -- the device side of both halves ---------------------------------------------------------------------------
 
     def _apply(self, changes: list[dict], state: dict[str, str]) -> dict:
         return self.client.apply_changes(
@@ -418,123 +231,6 @@ class Sync:
             Node=self.device_id,
             TombstoneSeconds=self.tombstone_ttl,
         )
-
-    def _pull(self, stop: threading.Event | None) -> tuple[SyncResult, bool]:
-        result = SyncResult()
-        for model in self.plan.models.values():
-            if not model.pulls:
-                continue
-            if stop is not None and stop.is_set():
-                return result, False
-            try:
-                scope = self.plan.device_scope(model, self.device_id)
-            except ValueError as error:
-                raise SyncError(f"cannot pull {model.name}: {error} (set it in the device table's context)")
-            if not self._pull_scope(model, scope, result, stop):
-                return result, False
-        return result, True
-
-    def _pull_scope(
-        self, model: ModelSync, scope: str, result: SyncResult, stop: threading.Event | None
-    ) -> bool:
-        state = self._state()
-        checkpoint = state.get(_CHECKPOINT + scope)
-        pulled_at = state.get(_PULLED_AT + scope)
-        started = self.now_ms()
-        full = pulled_at is None or started - int(pulled_at) > self.tombstone_ttl * 1000
-        request: dict[str, Any] = {
-            "TableName": self.cloud.name,
-            "IndexName": SYNC_INDEX,
-            "KeyConditionExpression": "#s = :s",
-            "ExpressionAttributeNames": {"#s": SCOPE_ATTR},
-            "ExpressionAttributeValues": {":s": {"S": scope}},
-            "Limit": max(self.batch_size, PULL_PAGE),
-        }
-        if checkpoint and not full:
-            # A change not pulled yet either sorts after the checkpoint or landed after the previous pull began,
-            # stamped at most `overlap` before it (the clocks' tolerance; slow writes are re-stamped).
-            floor = int(pulled_at) - self.overlap_ms
-            bound = checkpoint if seq_ms(checkpoint) < floor else seq_floor(floor)
-            request["KeyConditionExpression"] += " AND #q > :q"
-            request["ExpressionAttributeNames"]["#q"] = SEQ_ATTR
-            request["ExpressionAttributeValues"][":q"] = {"S": bound}
-        seen: set[str] = set()
-        newest = checkpoint or ""
-        while True:
-            if stop is not None and stop.is_set():
-                return False
-            page = self._cloud("query", **request)
-            items = page.get("Items", [])
-            changes = [_pulled_change(item, self.key_names) for item in items if _version(item)]
-            for item in items:
-                newest = max(newest, item.get(SEQ_ATTR, {}).get("S", ""))
-                if full:
-                    seen.add(_key_text(item, self.key_names))
-            last = "LastEvaluatedKey" not in page
-            update = {_CHECKPOINT + scope: newest} if newest else {}
-            if newest and newest > state.get(_STATE_NEWEST, ""):
-                update[_STATE_NEWEST] = newest
-            if last and not full:
-                update[_PULLED_AT + scope] = str(started)
-            counts = self._apply(changes, update)
-            result.pulled += counts["Applied"]
-            result.deletes += counts["Deletes"]
-            result.conflicts += counts["Conflicts"]
-            if self.progress:
-                self.progress("pull", result.pulled)
-            if last:
-                break
-            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-        if full:
-            gone = [
-                {"Key": key, "Purge": True}
-                for key in self._local_keys(model, scope)
-                if _key_text(key, self.key_names) not in seen
-            ]
-            counts = self._apply(gone, {_PULLED_AT + scope: str(started)})
-            result.deletes += counts["Deletes"]
-        return True
-
-    def _local_keys(self, model: ModelSync, scope: str) -> list[dict]:
-        """Keys of the device's items of ``model`` in ``scope``."""
-        request: dict[str, Any] = {
-            "TableName": self.device.name,
-            "FilterExpression": "#t = :t",
-            "ExpressionAttributeNames": {"#t": self.plan.type_field},
-            "ExpressionAttributeValues": {":t": {"S": model.name}},
-        }
-        keys = []
-        while True:
-            page = self.client.scan(**request)
-            for item in page.get("Items", []):
-                try:
-                    if model.scope is None or self.plan.item_scope(model, item) == scope:
-                        keys.append({n: item[n] for n in self.key_names})
-                except ValueError:
-                    continue  # an item without the scope's fields belongs to no device's scope
-            if "LastEvaluatedKey" not in page:
-                return keys
-            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-
-
-def _code(error: BaseException) -> str:
-    response = getattr(error, "response", None)
-    return ((response or {}).get("Error") or {}).get("Code", "") if isinstance(response, dict) else ""
-
-
-def _version(item: Mapping | None) -> str | None:
-    value = (item or {}).get(VERSION_ATTR)
-    return value.get("S") if isinstance(value, Mapping) else None
-
-
-def _pulled_change(item: dict, key_names: list[str]) -> dict:
-    if (item.get(DELETED_ATTR) or {}).get("BOOL"):
-        return {"Key": {n: item[n] for n in key_names}, "Version": _version(item), "Delete": True}
-    return {"Item": item}
-
-
-def _key_text(item: Mapping, key_names: list[str]) -> str:
-    return json.dumps([item[n] for n in key_names], sort_keys=True)
 
 
 __all__ = ["Sync", "SyncResult", "SyncStatus"]
