@@ -137,8 +137,11 @@ def test_json_file_with_json5_content_says_so(tmp_path: Path):
 def test_missing_and_unreadable_files(tmp_path: Path):
     with pytest.raises(SchemaError, match="schema file not found: 'nope.json5'"):
         load_schema("nope.json5")
-    with pytest.raises(SchemaError, match="cannot read schema file"):
+    with pytest.raises(SchemaError, match="schema file not found: '.*missing.json'"):
         load_schema(tmp_path / "missing.json")
+    (tmp_path / "folder.json").mkdir()
+    with pytest.raises(SchemaError, match="cannot read schema file '.*folder.json': Is a directory"):
+        load_schema(tmp_path / "folder.json")
     bad = tmp_path / "latin1.json"
     bad.write_bytes(b'{"version": "\xe9"}')
     with pytest.raises(SchemaError, match="is not UTF-8"):

@@ -13,10 +13,10 @@ from .json5 import JSON5DecodeError
 from .json5 import loads as json5_loads
 from .validate import build_schema
 
-__all__ = ["FORMATS", "load_schema", "parse_text"]
+__all__ = ["EXTENSIONS", "FORMATS", "load_schema", "parse_text", "read_schema_file"]
 
 FORMATS = ("json", "json5", "yaml")
-_EXTENSIONS = {".json": "json", ".json5": "json5", ".yaml": "yaml", ".yml": "yaml"}
+EXTENSIONS = {".json": "json", ".json5": "json5", ".yaml": "yaml", ".yml": "yaml"}
 _FORMAT_ALIASES = {"yml": "yaml", "JSON": "json", "JSON5": "json5", "YAML": "yaml"}
 _LABELS = {"json": "JSON", "json5": "JSON5", "yaml": "YAML"}
 
@@ -111,10 +111,14 @@ def parse_text(text: str, format: str | None = None, *, origin: str = "") -> Any
         raise SchemaError("document nested too deeply") from None
 
 
-def _read_file(path: Path, format: str | None) -> Any:
-    fmt = format or _EXTENSIONS.get(path.suffix.lower())
+def read_schema_file(path: Path, format: str | None = None) -> Any:
+    """The parsed (not yet validated) schema document in file ``path``, its format from ``format`` or the file's
+    extension (sniffed for others); :class:`SchemaError` for a file that cannot be read, decoded or parsed."""
+    fmt = format or EXTENSIONS.get(path.suffix.lower())
     try:
         data = path.read_bytes()
+    except FileNotFoundError:
+        raise SchemaError(f"schema file not found: {str(path)!r}") from None
     except OSError as exc:
         raise SchemaError(f"cannot read schema file {str(path)!r}: {exc.strerror or exc}") from None
     try:
@@ -131,7 +135,7 @@ def _looks_like_path(text: str) -> bool:
         return False
     if text.lstrip().startswith("{"):
         return False
-    if Path(text).suffix.lower() in _EXTENSIONS:
+    if Path(text).suffix.lower() in EXTENSIONS:
         return True
     try:
         return os.path.isfile(text)
@@ -167,7 +171,7 @@ def load_schema(
     if isinstance(source, Mapping):
         data: Any = source
     elif isinstance(source, os.PathLike):
-        data = _read_file(Path(os.fspath(source)), format)
+        data = read_schema_file(Path(os.fspath(source)), format)
     elif isinstance(source, (bytes, bytearray)):
         try:
             text = bytes(source).decode("utf-8-sig")
@@ -179,7 +183,7 @@ def load_schema(
             path = Path(source)
             if not path.is_file():
                 raise SchemaError(f"schema file not found: {source!r}")
-            data = _read_file(path, format)
+            data = read_schema_file(path, format)
         else:
             data = parse_text(source, format)
     else:

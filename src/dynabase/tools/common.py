@@ -11,6 +11,7 @@ from typing import Any
 from ..schema import Field, Index, ModelDef, Ref, Schema, SchemaError, SchemaIssue, Template, load_schema
 from ..schema import parse_text as _parse_text
 from ..schema import validate_schema as _validate
+from ..schema.loader import EXTENSIONS, read_schema_file
 
 __all__ = [
     "EXTENSIONS",
@@ -28,8 +29,6 @@ __all__ = [
     "validate",
 ]
 
-EXTENSIONS = {".json": "json", ".json5": "json5", ".yaml": "yaml", ".yml": "yaml"}
-
 
 def read_document(source: str | Path) -> Any:
     """The parsed (not yet validated) schema document in ``source``: a ``.json``/``.json5``/``.yaml``/``.yml``
@@ -37,20 +36,7 @@ def read_document(source: str | Path) -> Any:
     cannot be read or parsed."""
     if str(source) == "-":
         return _parse_text(sys.stdin.read(), None, origin="<stdin>")
-    path = Path(source)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise SchemaError(f"schema file not found: {str(path)!r}") from None
-    except OSError as exc:
-        raise SchemaError(f"cannot read schema file {str(path)!r}: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SchemaError(
-            f"schema file {str(path)!r} is not UTF-8: {exc.reason} at byte {exc.start}"
-        ) from None
-    return _parse_text(text, EXTENSIONS.get(path.suffix.lower()), origin=path.name)
+    return read_schema_file(Path(source))
 
 
 def load(source: str | Path | Mapping | Schema) -> Schema:
