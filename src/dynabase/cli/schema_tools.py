@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .arguments import positive_int
+
 EXIT_OK, EXIT_ERROR = 0, 1
 # kept here (not imported from dynabase.tools) so that building the parser stays cheap
 DOC_FORMATS = ("md", "html")
@@ -33,16 +35,6 @@ def _tag(text: str) -> tuple[str, str]:
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
     return key, value
-
-
-def _capacity(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}")
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def register(commands: Any) -> None:
@@ -80,8 +72,12 @@ def register(commands: Any) -> None:
         "--format", "-f", choices=IAC_FORMATS, default="cloudformation", help="default: %(default)s"
     )
     p.add_argument("--billing", choices=BILLING_MODES, default="PAY_PER_REQUEST", help="default: %(default)s")
-    p.add_argument("--read-capacity", type=_capacity, default=5, metavar="N", help="PROVISIONED (default 5)")
-    p.add_argument("--write-capacity", type=_capacity, default=5, metavar="N", help="PROVISIONED (default 5)")
+    p.add_argument(
+        "--read-capacity", type=positive_int, default=5, metavar="N", help="PROVISIONED (default 5)"
+    )
+    p.add_argument(
+        "--write-capacity", type=positive_int, default=5, metavar="N", help="PROVISIONED (default 5)"
+    )
     p.add_argument(
         "--stream",
         choices=STREAM_VIEW_TYPES,

@@ -17,19 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StorageError
+from .arguments import positive_int
 
 EXIT_OK, EXIT_ERROR, EXIT_REJECTS, EXIT_INTERRUPTED = 0, 1, 2, 130
 FORMATS = ("jsonl", "s3")  # dynabase.transfer.FORMATS, without importing it for every command
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}")
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def _add_connection(parser: argparse.ArgumentParser) -> None:
@@ -64,7 +55,7 @@ def register(commands: Any) -> None:
         "--format", choices=FORMATS, default="jsonl", help="output format (default: %(default)s)"
     )
     export.add_argument(
-        "--segments", type=_positive, default=1, metavar="N", help="parallel scan segments (default: 1)"
+        "--segments", type=positive_int, default=1, metavar="N", help="parallel scan segments (default: 1)"
     )
     export.add_argument("--force", action="store_true", help="overwrite an existing output")
     export.add_argument("--quiet", "-q", action="store_true", help="no progress line")
