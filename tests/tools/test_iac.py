@@ -469,6 +469,10 @@ def test_iac_command(capsys, tmp_path):
     assert "TimeToLiveSpecification" not in p and "PointInTimeRecoverySpecification" not in p
     assert template["Parameters"]["DeletionProtection"]["Default"] == "false"
 
+    for bad, message in (("0", "must be at least 1, got 0"), ("five", "not a whole number: 'five'")):
+        result = run(capsys, "iac", IOTO, "-t", "ioto", "--billing", "PROVISIONED", "--read-capacity", bad)
+        assert result.code == 2 and f"--read-capacity: {message}" in result.err
+
     result = run(capsys, "iac", IOTO, "-t", "ioto", "-f", "terraform", "--ttl", "expires")
     config = json.loads(result.out)
     assert config["resource"]["aws_dynamodb_table"]["ioto"]["ttl"]["attribute_name"] == "expires"
