@@ -150,7 +150,7 @@ def _canonical(value: dict) -> tuple:
     return kind, inner
 
 
-def on_table_changed(conn: Any, table_name: str, desc: dict) -> None:
+def on_table_changed(conn: Any, table_name: str, desc: dict[str, Any]) -> None:
     """Keep the stream registry in step with a table's StreamSpecification (called inside DDL transactions).
 
     The table's other streams are closed; a newly enabled stream is registered with its shard's starting
@@ -425,7 +425,7 @@ def get_records(engine: Engine, req: dict) -> dict:
 
 def follow(
     engine: Engine, table_name: str, *, from_start: bool = True, poll: float = 0.2, stop: Any = None
-) -> Iterator[dict]:
+) -> Iterator[dict[str, Any]]:
     """Yield the stream records of a table as they are written (for in-process consumers).
 
     ``stop`` is an optional ``threading.Event``; without it the iterator runs until the caller stops iterating.

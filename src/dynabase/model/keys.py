@@ -107,7 +107,7 @@ class KeyPath(ModelBase):
         index: IndexSpec,
         deps: list[FieldSpec],
         properties: dict[str, Any],
-        p: Mapping,
+        p: Mapping[str, Any],
     ) -> None:
         for field in deps:
             if field.fields is not None or not field.value:
@@ -153,7 +153,7 @@ class KeyPath(ModelBase):
         index: IndexSpec | None,
         field: FieldSpec,
         properties: Mapping[str, Any],
-        p: Mapping,
+        p: Mapping[str, Any],
         template: Any,
     ) -> Any:
         value = self._render(field, template, properties)

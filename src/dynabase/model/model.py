@@ -275,7 +275,7 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
     def _timestamp(self, p: dict[str, Any]) -> datetime:
         transaction = p.get("transaction")
         if transaction is not None:
-            stamp = transaction.get("timestamp")
+            stamp: datetime | None = transaction.get("timestamp")
             if stamp is None:
                 stamp = transaction["timestamp"] = datetime.now(timezone.utc)
             return stamp

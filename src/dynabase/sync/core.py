@@ -15,7 +15,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..clock import (
     DELETED_ATTR,
@@ -33,6 +33,9 @@ from ..model.syncmeta import SYNC_INDEX, ModelSync, SyncPlan
 from .errors import SyncError, classify
 from .offset import ClockOffset
 from .resolve import Resolver, resolve
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model.table import Table
 
 _STATE_DEVICE = "deviceId"
 _STATE_OFFSET = "clockOffset"
@@ -90,8 +93,8 @@ class Sync:
 
     def __init__(
         self,
-        device: Any,
-        cloud: Any,
+        device: Table,
+        cloud: Table,
         device_id: str | None = None,
         batch_size: int = 100,
         tombstone_ttl: float = 30 * 86400,
@@ -133,7 +136,8 @@ class Sync:
     # -- state and clock -------------------------------------------------------------------------------------
 
     def _state(self) -> dict[str, str]:
-        return self.client.get_sync_state(TableName=self.device.name)
+        state: dict[str, str] = self.client.get_sync_state(TableName=self.device.name)
+        return state
 
     def _put_state(self, state: dict[str, str | None]) -> None:
         self.client.put_sync_state(TableName=self.device.name, State=state)
@@ -154,11 +158,11 @@ class Sync:
         self._last_seq_ms = ms
         return make_seq(ms, self.device_id)
 
-    def _cloud(self, method: str, **request: Any) -> dict:
+    def _cloud(self, method: str, **request: Any) -> dict[str, Any]:
         """One call to the cloud; its ``Date`` header refines the clock offset."""
         sent = self.clock()
         try:
-            response = getattr(self.cloud.client, method)(**request)
+            response: dict[str, Any] = getattr(self.cloud.client, method)(**request)
         except Exception as error:
             meta = getattr(error, "response", None) or {}
             self._sample(sent, meta)
@@ -166,7 +170,7 @@ class Sync:
         self._sample(sent, response)
         return response
 
-    def _sample(self, sent: float, response: Mapping) -> None:
+    def _sample(self, sent: float, response: Mapping[str, Any]) -> None:
         headers = (response.get("ResponseMetadata") or {}).get("HTTPHeaders") or {}
         self.offset.sample(sent, self.clock(), headers.get("date"))
 
@@ -203,7 +207,11 @@ class Sync:
             self._cloud("describe_table", TableName=self.cloud.name)
 
     def push(self) -> SyncResult:
-        return self._guarded(lambda: (self._measure(), self._push(None))[1])
+        def measured_push() -> SyncResult:
+            self._measure()
+            return self._push(None)
+
+        return self._guarded(measured_push)
 
     def pull(self) -> SyncResult:
         return self._guarded(lambda: self._pull(None)[0])
@@ -218,7 +226,8 @@ class Sync:
             return result
 
     def pending(self) -> int:
-        return self.client.read_changes(TableName=self.device.name, Limit=1)["Pending"]
+        pending: int = self.client.read_changes(TableName=self.device.name, Limit=1)["Pending"]
+        return pending
 
     def status(self) -> SyncStatus:
         state = self._state()
@@ -278,7 +287,7 @@ class Sync:
                 self.progress("push", result.pushed)
         return result
 
-    def _pin(self, changes: list[dict]) -> None:
+    def _pin(self, changes: list[dict[str, Any]]) -> None:
         """Give each change its version once (a retry after a lost answer must send the same one)."""
         pins = []
         for change in changes:
@@ -294,13 +303,13 @@ class Sync:
         if pins:
             self.client.pin_versions(TableName=self.device.name, Pins=pins)
 
-    def _push_one(self, change: dict, result: SyncResult) -> dict | None:
+    def _push_one(self, change: dict[str, Any], result: SyncResult) -> dict[str, Any] | None:
         """Push one change; the ack to send (None when the change was settled otherwise, by a conflict)."""
         item = change.get("Item")
         source = item if item is not None else change.get("OldItem")
         model = self.plan.model_of(source)
         ack = {"Key": change["Key"], "Seq": change["Seq"]}
-        if model is None or not model.pushes:
+        if model is None or source is None or not model.pushes:  # (no source: no model either)
             return ack  # not a model that syncs up: nothing to push
         version = change["Version"]
         cloud_item = self._cloud_item(model, item, source, change["Key"], version)
@@ -332,7 +341,14 @@ class Sync:
         result.deletes += item is None
         return {**ack, "Version": version}
 
-    def _cloud_item(self, model: ModelSync, item: dict | None, source: dict, key: dict, version: str) -> dict:
+    def _cloud_item(
+        self,
+        model: ModelSync,
+        item: dict[str, Any] | None,
+        source: dict[str, Any],
+        key: dict[str, Any],
+        version: str,
+    ) -> dict[str, Any]:
         scope = self.plan.item_scope(model, source)
         meta = {
             VERSION_ATTR: {"S": version},
@@ -350,10 +366,10 @@ class Sync:
             self.plan.ttl_attribute: {"N": str(expires)},
         }
 
-    def _cloud_get(self, key: dict) -> dict | None:
+    def _cloud_get(self, key: dict[str, Any]) -> dict[str, Any] | None:
         return self._cloud("get_item", TableName=self.cloud.name, Key=key, ConsistentRead=True).get("Item")
 
-    def _restamp(self, key: dict, version: str) -> None:
+    def _restamp(self, key: dict[str, Any], version: str) -> None:
         """Give a landed version a fresh arrival stamp, so devices whose checkpoint passed it still pull it."""
         self._conditional(  # when it fails, something newer is there: nothing to do
             "update_item",
@@ -379,8 +395,13 @@ class Sync:
         return True
 
     def _lost(
-        self, model: ModelSync, change: dict, item: dict | None, current: dict | None, result: SyncResult
-    ) -> dict | None:
+        self,
+        model: ModelSync,
+        change: dict[str, Any],
+        item: dict[str, Any] | None,
+        current: dict[str, Any] | None,
+        result: SyncResult,
+    ) -> dict[str, Any] | None:
         """The cloud holds a newer version: resolve (a configured resolver) or let the local change go."""
         resolver = self.resolvers.get(model.name)
         if resolver is not None and item is not None and current is not None:
@@ -409,8 +430,8 @@ class Sync:
 
     # -- pull -----------------------------------------------------------------------------------------------------
 
-    def _apply(self, changes: list[dict], state: dict[str, str]) -> dict:
-        return self.client.apply_changes(
+    def _apply(self, changes: list[dict[str, Any]], state: dict[str, str]) -> dict[str, Any]:
+        applied: dict[str, Any] = self.client.apply_changes(
             TableName=self.device.name,
             Changes=changes,
             State=state,
@@ -418,6 +439,7 @@ class Sync:
             Node=self.device_id,
             TombstoneSeconds=self.tombstone_ttl,
         )
+        return applied
 
     def _pull(self, stop: threading.Event | None) -> tuple[SyncResult, bool]:
         result = SyncResult()
@@ -450,7 +472,7 @@ class Sync:
             "ExpressionAttributeValues": {":s": {"S": scope}},
             "Limit": max(self.batch_size, PULL_PAGE),
         }
-        if checkpoint and not full:
+        if checkpoint and not full and pulled_at is not None:  # (not full: pulled_at is set)
             # A change not pulled yet either sorts after the checkpoint or landed after the previous pull began,
             # stamped at most `overlap` before it (the clocks' tolerance; slow writes are re-stamped).
             floor = int(pulled_at) - self.overlap_ms
@@ -495,7 +517,7 @@ class Sync:
             result.deletes += counts["Deletes"]
         return True
 
-    def _local_keys(self, model: ModelSync, scope: str) -> list[dict]:
+    def _local_keys(self, model: ModelSync, scope: str) -> list[dict[str, Any]]:
         """Keys of the device's items of ``model`` in ``scope``."""
         request: dict[str, Any] = {
             "TableName": self.device.name,
@@ -522,18 +544,18 @@ def _code(error: BaseException) -> str:
     return ((response or {}).get("Error") or {}).get("Code", "") if isinstance(response, dict) else ""
 
 
-def _version(item: Mapping | None) -> str | None:
+def _version(item: Mapping[str, Any] | None) -> str | None:
     value = (item or {}).get(VERSION_ATTR)
     return value.get("S") if isinstance(value, Mapping) else None
 
 
-def _pulled_change(item: dict, key_names: list[str]) -> dict:
+def _pulled_change(item: dict[str, Any], key_names: list[str]) -> dict[str, Any]:
     if (item.get(DELETED_ATTR) or {}).get("BOOL"):
         return {"Key": {n: item[n] for n in key_names}, "Version": _version(item), "Delete": True}
     return {"Item": item}
 
 
-def _key_text(item: Mapping, key_names: list[str]) -> str:
+def _key_text(item: Mapping[str, Any], key_names: list[str]) -> str:
     return json.dumps([item[n] for n in key_names], sort_keys=True)
 
 
