@@ -285,7 +285,7 @@ def describe_stream(engine: Engine, req: dict) -> dict:
     _check_arn(arn)
     with engine.storage.lock:
         stream = _stream(engine, arn, f"Requested resource not found: Stream: {arn} not found")
-    shard = stream.shard()
+    shard: dict[str, Any] | None = stream.shard()
     after = req.get("ExclusiveStartShardId")
     shard_filter = req.get("ShardFilter")
     if isinstance(shard_filter, dict) and shard_filter.get("Type") == "CHILD_SHARDS":
@@ -312,8 +312,8 @@ def _encode_iterator(arn: str, position: int) -> str:
 def _decode_iterator(engine: Engine, iterator: Any) -> tuple[_Stream, int]:
     try:
         arn, _, payload = iterator.rsplit("|", 2)
-        shard, position, issued = base64.b64decode(payload).decode().split("|")
-        position, issued = int(position), float(issued)
+        shard, position_text, issued_text = base64.b64decode(payload).decode().split("|")
+        position, issued = int(position_text), float(issued_text)
     except Exception:
         raise ValidationException("Invalid ShardIterator")
     stream = _stream(engine, arn, "Stream does not exist")

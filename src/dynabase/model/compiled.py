@@ -134,11 +134,13 @@ class CompiledPaths(ModelBase):
         results as the general run: ``_compiled_ok`` already ruled out synced models and read hooks."""
         p, op, table = built.params, built.op, self.table
         if p.get("execute") is False or table.hidden:
+            # RequestPath._run (not declared in base: it takes this Built where an Expression goes)
             return self._run(op, built)  # type: ignore[attr-defined]
         cmd = built.cmd
         if op == "put":
             if table.execute(self.name, op, "put_item", cmd, p) is None:
                 return None  # throw=False swallowed an error
+            # ReadPath's compiled reader: _compiled_ok() ruled out the models without one
             return self._read_written(built.properties)  # type: ignore[attr-defined]
         if op == "update":
             result = table.execute(self.name, op, "update_item", cmd, p)

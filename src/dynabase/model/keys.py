@@ -80,6 +80,7 @@ class KeyPath(ModelBase):
         """The primary key (attribute -> AttributeValue), or None when the general path must build it."""
         key: dict[str, Any] = {}
         values = None
+        # (called only when _key_fields is set)
         for name, att, render, iso_dates, string in self._key_fields:  # type: ignore[union-attr]
             value = properties.get(name)
             if value is None and render is not None:

@@ -216,6 +216,7 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
                 model=self.name,
             )
         if params.get("checked"):
+            # already checked: params are the normalised dict the first check returned
             return dict(properties), params  # type: ignore[return-value]
         p = normalize_params(params, overrides)
         p["checked"] = True

@@ -80,6 +80,7 @@ class ReadPath(ModelBase):
         properties = expr.properties if expr is not None else {}
         if op == "put":
             if self._fast_read_ok(p):
+                # _fast_read_ok(): the compiled readers exist
                 return [self._read_written(properties)]  # type: ignore[misc]
             return [self._transform_read(op, properties, properties, p)]
         table = self.table

@@ -369,7 +369,7 @@ class _Compiler:
             self.error("format", f"must be {FORMAT!r}")
             fmt = FORMAT
 
-        version = data.get("version")
+        version: Any = data.get("version")  # checked below: a SemVer string, or an error
         if "version" not in data or version is None:
             self.error("version", "required")
         elif not isinstance(version, str):
@@ -1117,8 +1117,8 @@ class _Compiler:
         if primary is None:
             return
         by_attribute: dict[str, _FieldDraft] = {}
-        for draft in drafts.values():
-            by_attribute.setdefault(draft.attribute, draft)
+        for each in drafts.values():
+            by_attribute.setdefault(each.attribute, each)
         if primary.hash not in by_attribute:
             self.error(mpath, f"missing the primary hash key field {primary.hash!r}")
         if primary.sort is not None and primary.sort not in by_attribute:

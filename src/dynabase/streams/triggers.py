@@ -164,6 +164,7 @@ class Trigger:
                 if change[1] == arn:
                     mine.append(change)
         self._handle(mine)
+        # an int: _drain runs only while the engine hands records over (_expected set when it started)
         self._next = expected  # type: ignore[assignment]
         if self._expected is not None:
             self._expected = expected

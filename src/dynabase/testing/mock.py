@@ -256,6 +256,7 @@ class MockDynamoDB:
 
     # -- decorating
 
+    # the wrapper is returned as F: a decorator keeps what it decorates callable the same way
     def __call__(self, target: F) -> F:
         if isinstance(target, type):
             return self._decorate_class(target)  # type: ignore[return-value]
@@ -296,7 +297,7 @@ class MockDynamoDB:
             return cls
         setup = cls.__dict__.get("setup_method")
         teardown = cls.__dict__.get("teardown_method")
-        if setup is not None or teardown is not None:
+        if setup is not None or teardown is not None:  # (attributes of the test class, set here)
             cls.setup_method = self._starting(setup)  # type: ignore[attr-defined]
             cls.teardown_method = self._stopping(teardown)  # type: ignore[attr-defined]
             return cls

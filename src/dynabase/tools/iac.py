@@ -165,10 +165,10 @@ def table_properties(schema: Schema, options: IacOptions) -> dict[str, Any]:
             gsis.append(entry)
     synced = _synced(schema)
     if synced:  # devices pull from the sync index (see dynabase.sync)
-        index, attributes = sync_index_definition()
+        sync_index, attributes = sync_index_definition()
         if options.provisioned:
-            index["ProvisionedThroughput"] = options.throughput
-        gsis.append(index)
+            sync_index["ProvisionedThroughput"] = options.throughput
+        gsis.append(sync_index)
         props["AttributeDefinitions"] += [a for a in attributes if a["AttributeName"] not in types]
     if gsis:
         props["GlobalSecondaryIndexes"] = gsis
