@@ -36,6 +36,7 @@ class ModelBase:
     block: Block
     fields: dict[str, FieldSpec]
     _reader: Callable[[Mapping[str, Any]], dict[str, Any]] | None
+    _read_written: Callable[[Mapping[str, Any]], dict[str, Any]] | None
 
     if TYPE_CHECKING:  # pragma: no cover
         # model.Model

@@ -141,7 +141,7 @@ class CompiledPaths(ModelBase):
             if table.execute(self.name, op, "put_item", cmd, p) is None:
                 return None  # throw=False swallowed an error
             # ReadPath's compiled reader: _compiled_ok() ruled out the models without one
-            return self._read_written(built.properties)  # type: ignore[attr-defined]
+            return self._read_written(built.properties)  # type: ignore[misc]
         if op == "update":
             result = table.execute(self.name, op, "update_item", cmd, p)
             if result is None or "Attributes" not in result:
