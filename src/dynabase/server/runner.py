@@ -101,7 +101,8 @@ class Server:
 
     @property
     def port(self) -> int:
-        return self.http.port
+        port: int = self.http.port
+        return port
 
     def start(self) -> Server:
         """Serve from a background thread."""
@@ -306,7 +307,7 @@ class ServerProcess:
     """A ``dynabase serve`` child process; :meth:`stop` sends SIGTERM to exactly that process and waits."""
 
     def __init__(
-        self, process: subprocess.Popen, url: str, log_path: str, started: float, ready: float
+        self, process: subprocess.Popen[bytes], url: str, log_path: str, started: float, ready: float
     ) -> None:
         self.process = process
         self.url = url

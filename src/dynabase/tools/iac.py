@@ -241,13 +241,14 @@ def to_yaml(document: Mapping[str, Any]) -> str:
             "YAML output needs PyYAML: pip install 'dynabase[yaml]' (or pip install pyyaml)"
         ) from None
 
-    class _Dumper(yaml.SafeDumper):
+    class _Dumper(yaml.SafeDumper):  # type: ignore[misc]  # PyYAML has no type hints: SafeDumper is Any
         def ignore_aliases(self, data: Any) -> bool:  # no &id001 anchors for repeated dicts
             return True
 
-    return yaml.dump(
+    text: str = yaml.dump(
         document, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True, width=110
     )
+    return text
 
 
 # -- Terraform ---------------------------------------------------------------------------------------------

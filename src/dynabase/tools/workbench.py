@@ -145,7 +145,9 @@ def _sample_item(model: ModelDef) -> dict[str, Any]:
     return item
 
 
-def export_workbench(schema: Schema, options: IacOptions | str, *, now: _dt.datetime | None = None) -> dict:
+def export_workbench(
+    schema: Schema, options: IacOptions | str, *, now: _dt.datetime | None = None
+) -> dict[str, Any]:
     """A NoSQL Workbench data model of ``schema``'s table (``options`` or just the table name)."""
     if isinstance(options, str):
         options = IacOptions(table=options)
@@ -316,7 +318,8 @@ def _pick_table(model: Mapping[str, Any], table: str | None) -> Mapping[str, Any
                     )
                 ]
             )
-        return tables[0]
+        only: Mapping[str, Any] = tables[0]
+        return only
     for t in tables:
         if isinstance(t, Mapping) and t.get("TableName") == table:
             return t
@@ -343,7 +346,9 @@ def _index_from(entry: Mapping[str, Any], local: bool) -> dict[str, Any]:
     return spec
 
 
-def import_workbench(model: Mapping[str, Any], *, table: str | None = None, version: str = "1.0.0") -> dict:
+def import_workbench(
+    model: Mapping[str, Any], *, table: str | None = None, version: str = "1.0.0"
+) -> dict[str, Any]:
     """A OneTable schema document (a dict, validated) from a NoSQL Workbench data model."""
     source = _pick_table(model, table)
     try:
