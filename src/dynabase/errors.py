@@ -53,27 +53,98 @@ def _error(code: str, status: int = 400, namespace: str | None = None) -> type[D
 _CORAL = "com.amazon.coral.validate"
 _SERVICE = "com.amazon.coral.service"
 
-ValidationException = _error("ValidationException", namespace=_CORAL)
-SerializationException = _error("SerializationException", namespace=_SERVICE)
-UnknownOperationException = _error("UnknownOperationException")
-MissingAuthenticationTokenException = _error("MissingAuthenticationTokenException", namespace=_SERVICE)
-UnrecognizedClientException = _error("UnrecognizedClientException")
-InvalidSignatureException = _error("InvalidSignatureException")
-ResourceNotFoundException = _error("ResourceNotFoundException")
-ResourceInUseException = _error("ResourceInUseException")
-ConditionalCheckFailedException = _error("ConditionalCheckFailedException")
-TransactionCanceledException = _error("TransactionCanceledException")
-TransactionConflictException = _error("TransactionConflictException")
-TransactionInProgressException = _error("TransactionInProgressException")
-IdempotentParameterMismatchException = _error("IdempotentParameterMismatchException")
-ItemCollectionSizeLimitExceededException = _error("ItemCollectionSizeLimitExceededException")
-LimitExceededException = _error("LimitExceededException")
-ProvisionedThroughputExceededException = _error("ProvisionedThroughputExceededException")
-DuplicateItemException = _error("DuplicateItemException")
-ExpiredIteratorException = _error("ExpiredIteratorException", namespace="com.amazonaws.dynamodb.v20120810")
-TrimmedDataAccessException = _error("TrimmedDataAccessException")
-InternalServerError = _error("InternalServerError", status=500)
-InternalFailure = _error("InternalFailure", status=500)
+# the errors DynamoDB answers (classes, not _error(...) calls, so that type checkers know them)
+
+
+class ValidationException(DynamoDBError):
+    code = "ValidationException"
+    namespace = _CORAL
+
+
+class SerializationException(DynamoDBError):
+    code = "SerializationException"
+    namespace = _SERVICE
+
+
+class UnknownOperationException(DynamoDBError):
+    code = "UnknownOperationException"
+
+
+class MissingAuthenticationTokenException(DynamoDBError):
+    code = "MissingAuthenticationTokenException"
+    namespace = _SERVICE
+
+
+class UnrecognizedClientException(DynamoDBError):
+    code = "UnrecognizedClientException"
+
+
+class InvalidSignatureException(DynamoDBError):
+    code = "InvalidSignatureException"
+
+
+class ResourceNotFoundException(DynamoDBError):
+    code = "ResourceNotFoundException"
+
+
+class ResourceInUseException(DynamoDBError):
+    code = "ResourceInUseException"
+
+
+class ConditionalCheckFailedException(DynamoDBError):
+    code = "ConditionalCheckFailedException"
+
+
+class TransactionCanceledException(DynamoDBError):
+    code = "TransactionCanceledException"
+
+
+class TransactionConflictException(DynamoDBError):
+    code = "TransactionConflictException"
+
+
+class TransactionInProgressException(DynamoDBError):
+    code = "TransactionInProgressException"
+
+
+class IdempotentParameterMismatchException(DynamoDBError):
+    code = "IdempotentParameterMismatchException"
+
+
+class ItemCollectionSizeLimitExceededException(DynamoDBError):
+    code = "ItemCollectionSizeLimitExceededException"
+
+
+class LimitExceededException(DynamoDBError):
+    code = "LimitExceededException"
+
+
+class ProvisionedThroughputExceededException(DynamoDBError):
+    code = "ProvisionedThroughputExceededException"
+
+
+class DuplicateItemException(DynamoDBError):
+    code = "DuplicateItemException"
+
+
+class ExpiredIteratorException(DynamoDBError):
+    code = "ExpiredIteratorException"
+    namespace = "com.amazonaws.dynamodb.v20120810"
+
+
+class TrimmedDataAccessException(DynamoDBError):
+    code = "TrimmedDataAccessException"
+
+
+class InternalServerError(DynamoDBError):
+    code = "InternalServerError"
+    status = 500
+
+
+class InternalFailure(DynamoDBError):
+    code = "InternalFailure"
+    status = 500
+
 
 _BY_CODE = {
     cls.code: cls

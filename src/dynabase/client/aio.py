@@ -39,7 +39,7 @@ class _Stream:
         return HttpResponse(status, headers, body), headers.get("connection", "").lower() != "close"
 
     async def _read_chunked(self) -> bytes:
-        parts = []
+        parts: list[bytes] = []
         reader = self.reader
         while True:
             size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
@@ -80,12 +80,12 @@ class AsyncLeanClient(LeanBase):
     def _method(self, operation: str) -> Any:
         prepare, send = self.protocol.prepare, self._send
 
-        async def call(**kwargs: Any) -> dict:
+        async def call(**kwargs: Any) -> dict[str, Any]:
             return await send(prepare(operation, kwargs))
 
         return call
 
-    async def _send(self, prepared: Prepared) -> dict:
+    async def _send(self, prepared: Prepared) -> dict[str, Any]:
         protocol, attempt = self.protocol, 1
         while True:
             try:
@@ -93,7 +93,7 @@ class AsyncLeanClient(LeanBase):
                 result = protocol.settle(prepared, attempt, response)
             except (OSError, EOFError, asyncio.LimitOverrunError) as error:
                 result = protocol.settle(prepared, attempt, error=error)
-            if type(result) is dict:
+            if isinstance(result, dict):
                 return result
             await asyncio.sleep(result)
             attempt += 1

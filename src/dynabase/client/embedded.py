@@ -7,9 +7,10 @@ Method names, parameters, responses, paginators, waiters and exceptions are boto
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from datetime import datetime, timezone
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 import botocore.session
 from botocore.exceptions import ParamValidationError
@@ -23,6 +24,7 @@ from ..errors import DynamoDBError, client_exceptions, to_client_error
 # Data-plane operations get a fast top-level check; when the engine then rejects the request, botocore's full
 # validator runs so that malformed parameters still raise ParamValidationError exactly as boto3 would.
 # Every other operation goes through botocore's full validator up front.
+_T = TypeVar("_T")
 _HOT = DATA_PLANE
 _TIMESTAMP_SUFFIXES = ("DateTime", "Timestamp")
 _PY_TYPES = {
@@ -61,7 +63,8 @@ def _waiter_model(service: str) -> Any:
 def _snake(name: str) -> str:
     from botocore import xform_name
 
-    return xform_name(name)
+    snake: str = xform_name(name)
+    return snake
 
 
 class _Meta:
@@ -111,7 +114,7 @@ class BotoConveniences:
         return create_waiter_with_client(names[waiter_name], model, self)
 
 
-def validate_params(service: str, operation: str, params: dict) -> None:
+def validate_params(service: str, operation: str, params: dict[str, Any]) -> None:
     """botocore's validation of the parameters (ParamValidationError as boto3 raises it)."""
     report = _validator().validate(params, service_model(service).operation_model(operation).input_shape)
     if report.has_errors():
@@ -155,7 +158,7 @@ class EmbeddedClient(BotoConveniences):
             spec = _top_level_types(self._service, operation)
             engine_call, service, metadata = self.engine.call, self._service, self._metadata
 
-            def call(**kwargs: Any) -> dict:
+            def call(**kwargs: Any) -> dict[str, Any]:
                 if not _fast_check(spec, kwargs):
                     self._validate(operation, kwargs)
                 try:
@@ -166,7 +169,7 @@ class EmbeddedClient(BotoConveniences):
                 return response
         else:
 
-            def call(**kwargs: Any) -> dict:
+            def call(**kwargs: Any) -> dict[str, Any]:
                 return self._make_api_call(operation, kwargs)
 
         call.__name__ = attr
@@ -174,7 +177,7 @@ class EmbeddedClient(BotoConveniences):
         setattr(self, attr, call)
         return call
 
-    def _make_api_call(self, operation: str, params: dict) -> dict:
+    def _make_api_call(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
         self._validate(operation, params)
         try:
             response = self.engine.call(operation, params, self._service)
@@ -185,7 +188,7 @@ class EmbeddedClient(BotoConveniences):
         response["ResponseMetadata"] = self._metadata()
         return response
 
-    def _metadata(self) -> dict:
+    def _metadata(self) -> dict[str, Any]:
         return {
             "RequestId": f"dynabase-{next(self._request_ids):012d}",
             "HTTPStatusCode": 200,
@@ -193,18 +196,18 @@ class EmbeddedClient(BotoConveniences):
             "RetryAttempts": 0,
         }
 
-    def _client_error(self, operation: str, params: dict, error: DynamoDBError) -> Exception:
+    def _client_error(self, operation: str, params: dict[str, Any], error: DynamoDBError) -> Exception:
         if error.code == "ValidationException" and operation in _HOT:
             # the fast check let it through: botocore's full validator names the bad parameter, as boto3 would
             self._validate(operation, params)
         return to_client_error(error, operation, self._service)
 
-    def _validate(self, operation: str, params: dict) -> None:
+    def _validate(self, operation: str, params: dict[str, Any]) -> None:
         validate_params(self._service, operation, params)
 
     # -- dynabase extensions: change capture for sync (see dynabase.engine.capture and docs/sync.md) -----------
 
-    def _extension(self, function: Any, *args: Any, **kwargs: Any) -> Any:
+    def _extension(self, function: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         try:
             return function(self.engine, *args, **kwargs)
         except DynamoDBError as error:
@@ -216,20 +219,22 @@ class EmbeddedClient(BotoConveniences):
 
     def enable_change_capture(
         self, *, TableName: str, TypeAttribute: str | None = None, Types: list[str] | None = None
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Queue every change of the table's items (of the models ``Types`` names, when given) for sync, in the
         write's own transaction. Idempotent."""
         return self._extension(capture.enable_change_capture, TableName, TypeAttribute, Types)
 
-    def read_changes(self, *, TableName: str, Limit: int = 100, AfterSeq: int = 0) -> dict:
+    def read_changes(self, *, TableName: str, Limit: int = 100, AfterSeq: int = 0) -> dict[str, Any]:
         """Pending changes in order: ``{"Changes": [{"Key", "Seq", "At", "Base"?, "Item" | "OldItem"}], "Pending"}``."""
         return self._extension(capture.read_changes, TableName, Limit, AfterSeq)
 
-    def pin_versions(self, *, TableName: str, Pins: list[dict]) -> None:
+    def pin_versions(self, *, TableName: str, Pins: list[dict[str, Any]]) -> None:
         """Fix the version each pending change (``{"Key", "Seq", "Version"}``) is pushed with."""
         self._extension(capture.pin_versions, TableName, Pins)
 
-    def ack_changes(self, *, TableName: str, Acks: list[dict], TombstoneSeconds: float = 30 * 86400) -> dict:
+    def ack_changes(
+        self, *, TableName: str, Acks: list[dict[str, Any]], TombstoneSeconds: float = 30 * 86400
+    ) -> dict[str, Any]:
         """Drop pushed changes whose seq is unchanged and stamp their items with the version pushed."""
         return self._extension(capture.ack_changes, TableName, Acks, TombstoneSeconds)
 
@@ -237,12 +242,12 @@ class EmbeddedClient(BotoConveniences):
         self,
         *,
         TableName: str,
-        Changes: list[dict],
+        Changes: list[dict[str, Any]],
         State: dict[str, str] | None = None,
         ClockOffsetMs: int = 0,
         Node: str = "",
         TombstoneSeconds: float = 30 * 86400,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Apply pulled changes (newer versions win; not captured) and store ``State`` in one transaction."""
         return self._extension(
             capture.apply_changes,
@@ -296,7 +301,7 @@ def _top_level_types(service: str, operation: str) -> _Spec:
     return exact, types, frozenset(shape.required_members)
 
 
-def _fast_check(spec: _Spec, params: dict) -> bool:
+def _fast_check(spec: _Spec, params: dict[str, Any]) -> bool:
     """True when the top-level parameters are known, present when required and of the right Python types."""
     exact, types, required = spec
     for name, value in params.items():

@@ -62,7 +62,7 @@ class _Connection:
         return HttpResponse(status, headers, body), headers.get("connection", "").lower() != "close"
 
     def _read_chunked(self) -> bytes:
-        parts = []
+        parts: list[bytes] = []
         while True:
             size_line = self.rfile.readline(1026)
             if not size_line:
@@ -99,19 +99,19 @@ class LeanClient(LeanBase):
     def _method(self, operation: str) -> Any:
         prepare, send = self.protocol.prepare, self._send
 
-        def call(**kwargs: Any) -> dict:
+        def call(**kwargs: Any) -> dict[str, Any]:
             return send(prepare(operation, kwargs))
 
         return call
 
-    def _send(self, prepared: Prepared) -> dict:
+    def _send(self, prepared: Prepared) -> dict[str, Any]:
         protocol, attempt = self.protocol, 1
         while True:
             try:
                 result = protocol.settle(prepared, attempt, self._exchange(protocol.request_bytes(prepared)))
             except OSError as error:
                 result = protocol.settle(prepared, attempt, error=error)
-            if type(result) is dict:
+            if isinstance(result, dict):
                 return result
             time.sleep(result)
             attempt += 1

@@ -20,7 +20,7 @@ import zlib
 from dataclasses import dataclass, field
 from functools import cache
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import botocore.session
@@ -43,6 +43,7 @@ from .transport import Route, plan
 
 #: a binary attribute value (or a map key named B/BS: then the exact path runs, which is merely slower)
 _BINARY = re.compile(rb'"BS?"\s*:')
+_Client = TypeVar("_Client", bound="LeanBase")
 _CONTENT_TYPE = "application/x-amz-json-1.0"
 
 
@@ -353,7 +354,7 @@ class LeanBase(BotoConveniences):
         self._max_pool = max_pool_connections or self.default_pool_connections
         self._timeouts = (connect_timeout, read_timeout)
         self._credentials = credentials
-        self._transport_options = {"proxies": proxies, "verify": verify}
+        self._transport_options: dict[str, Any] = {"proxies": proxies, "verify": verify}
         self.protocol = Protocol(service, url, region, creds, max_attempts)
         scheme = "https" if self.protocol.tls else "http"
         self.route = plan(scheme, self.protocol.host, self.protocol.port, proxies=proxies, verify=verify,
@@ -369,7 +370,7 @@ class LeanBase(BotoConveniences):
         """The subclass's empty connection pool."""
         raise NotImplementedError
 
-    def _twin(self, cls: type, service: str) -> Any:
+    def _twin(self, cls: type[_Client], service: str) -> _Client:
         """A client of class ``cls`` for ``service`` at the same endpoint, region and credentials."""
         connect_timeout, read_timeout = self._timeouts
         return cls(self.meta.endpoint_url, self.meta.region_name, service=service,

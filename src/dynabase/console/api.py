@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal, overload
 
 from ..model.codec import encode_item as encode_plain_item
 from ..transfer.codec import InvalidItem, decode_item, encode_item
@@ -98,6 +98,10 @@ def limit_of(request: dict[str, Any]) -> int:
     return value
 
 
+@overload
+def _text(request: dict[str, Any], name: str, *, required: Literal[True]) -> str: ...
+@overload
+def _text(request: dict[str, Any], name: str, *, required: bool = False) -> str | None: ...
 def _text(request: dict[str, Any], name: str, *, required: bool = False) -> str | None:
     value = request.get(name)
     if value is None or (isinstance(value, str) and not value.strip()):

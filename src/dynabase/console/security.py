@@ -72,7 +72,9 @@ class Guard:
         return host in ("localhost", self.bound_host) or is_ip_literal(host)
 
     def token_ok(self, candidate: str | None) -> bool:
-        return bool(candidate) and hmac.compare_digest(candidate.encode(), self.token.encode())
+        if not candidate:
+            return False
+        return hmac.compare_digest(candidate.encode(), self.token.encode())
 
     def cookie_token(self, cookie_header: str) -> str | None:
         try:

@@ -303,7 +303,7 @@ class Catalog:
             self.on_table_changed(conn, table.name, {})
         return {"TableDescription": description}
 
-    def on_table_changed(self, conn: Any, name: str, desc: dict) -> None:
+    def on_table_changed(self, conn: Any, table_name: str, desc: dict[str, Any]) -> None:
         """Hook, inside the DDL transaction, for parts of the engine that follow table settings (streams)."""
 
     # -- UpdateTable ---------------------------------------------------------------------------------------

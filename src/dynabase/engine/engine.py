@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..clock import clock_skew, wall_clock
@@ -23,7 +23,7 @@ from .storage import Storage
 
 log = logging.getLogger("dynabase.engine")
 
-Handler = Callable[["Engine", dict], dict]
+Handler = Callable[["Engine", dict[str, Any]], dict[str, Any]]
 #: takes one committed transaction's stream records: ``[(seq, stream_arn, record_json), ...]``
 ChangeListener = Callable[[list[tuple[int, str, str]]], None]
 
@@ -48,10 +48,11 @@ def catalog_moved(error: Exception) -> bool:
 def _partiql(name: str) -> Handler:
     """A PartiQL handler, imported on first use (the parser is a large import few programs need)."""
 
-    def handler(engine: Engine, request: dict) -> dict:
+    def handler(engine: Engine, request: dict[str, Any]) -> dict[str, Any]:
         from . import partiql
 
-        return getattr(partiql, name)(engine, request)
+        run: Handler = getattr(partiql, name)
+        return run(engine, request)
 
     return handler
 
@@ -83,6 +84,7 @@ class Engine:
                 if statement.strip():
                     conn.execute(statement)
         self.catalog = Catalog(self.storage, region=region)
+        # the hook is the streams module's, on this engine's catalog only
         self.catalog.on_table_changed = streams.on_table_changed  # type: ignore[method-assign]
         self.region = region
         #: what DescribeEndpoints answers (the server sets its own address)
@@ -180,7 +182,7 @@ class Engine:
             if not self.change_listeners:
                 self.storage.journal = None
 
-    def _committed(self, changes: list) -> None:
+    def _committed(self, changes: list[Any]) -> None:
         for listener in self.change_listeners:
             try:
                 listener(changes)
@@ -208,7 +210,12 @@ class Engine:
         return handler(self, request)
 
     def after_write(
-        self, conn: Any, table: Table, old: dict | None, new: dict | None, identity: dict | None = None
+        self,
+        conn: Any,
+        table: Table,
+        old: dict[str, Any] | None,
+        new: dict[str, Any] | None,
+        identity: dict[str, Any] | None = None,
     ) -> None:
         """Called inside the write transaction of every item change: the stream record (and the captured
         change, for sync) goes in with it."""
@@ -226,7 +233,7 @@ class Engine:
         with self.storage.write() as conn:
             streams.trim(conn)
 
-    def follow_stream(self, table_name: str, **options: Any):
+    def follow_stream(self, table_name: str, **options: Any) -> Iterator[dict[str, Any]]:
         """Iterate over a table's stream records as they are written (see :func:`streams.follow`)."""
         return streams.follow(self, table_name, **options)
 

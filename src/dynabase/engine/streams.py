@@ -150,7 +150,7 @@ def _canonical(value: dict) -> tuple:
     return kind, inner
 
 
-def on_table_changed(conn: Any, table_name: str, desc: dict) -> None:
+def on_table_changed(conn: Any, table_name: str, desc: dict[str, Any]) -> None:
     """Keep the stream registry in step with a table's StreamSpecification (called inside DDL transactions).
 
     The table's other streams are closed; a newly enabled stream is registered with its shard's starting
@@ -285,7 +285,7 @@ def describe_stream(engine: Engine, req: dict) -> dict:
     _check_arn(arn)
     with engine.storage.lock:
         stream = _stream(engine, arn, f"Requested resource not found: Stream: {arn} not found")
-    shard = stream.shard()
+    shard: dict[str, Any] | None = stream.shard()
     after = req.get("ExclusiveStartShardId")
     shard_filter = req.get("ShardFilter")
     if isinstance(shard_filter, dict) and shard_filter.get("Type") == "CHILD_SHARDS":
@@ -312,8 +312,8 @@ def _encode_iterator(arn: str, position: int) -> str:
 def _decode_iterator(engine: Engine, iterator: Any) -> tuple[_Stream, int]:
     try:
         arn, _, payload = iterator.rsplit("|", 2)
-        shard, position, issued = base64.b64decode(payload).decode().split("|")
-        position, issued = int(position), float(issued)
+        shard, position_text, issued_text = base64.b64decode(payload).decode().split("|")
+        position, issued = int(position_text), float(issued_text)
     except Exception:
         raise ValidationException("Invalid ShardIterator")
     stream = _stream(engine, arn, "Stream does not exist")
@@ -425,7 +425,7 @@ def get_records(engine: Engine, req: dict) -> dict:
 
 def follow(
     engine: Engine, table_name: str, *, from_start: bool = True, poll: float = 0.2, stop: Any = None
-) -> Iterator[dict]:
+) -> Iterator[dict[str, Any]]:
     """Yield the stream records of a table as they are written (for in-process consumers).
 
     ``stop`` is an optional ``threading.Event``; without it the iterator runs until the caller stops iterating.

@@ -151,7 +151,7 @@ class _Compiler:
                 if shown is not None:
                     bound = (
                         f"greater than or equal to {low}"
-                        if len(value) < low
+                        if low is not None and len(value) < low
                         else f"less than or equal to {high}"
                     )
                     errors.append(

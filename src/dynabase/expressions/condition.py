@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
+from typing import Any
 
 from ..errors import ValidationException
 from . import ast, deep
@@ -17,7 +18,7 @@ class BoundCondition:
 
     __slots__ = ("evaluate", "tree", "paths")
 
-    def __init__(self, evaluate: Callable[[dict], bool], tree, paths: list[tuple] = ()) -> None:
+    def __init__(self, evaluate: Callable[[dict], bool], tree, paths: Iterable[tuple[Any, ...]] = ()) -> None:
         self.evaluate: Callable[[dict], bool] = evaluate
         self.tree = tree
         #: the resolved document paths the condition reads (first element: the top-level attribute name)

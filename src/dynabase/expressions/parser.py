@@ -499,8 +499,8 @@ class _Recognizer:
                 alternatives.append(self.group(i))
             elif kinds[i] == "ID" and kinds[i + 1] == "(":
                 alternatives.append(self.function(i))
-            for ends, f in alternatives:
-                primary.update(ends)
+            for alt_ends, f in alternatives:
+                primary.update(alt_ends)
                 fail = max(fail, f)
         ends = set(primary)
         for end in primary:
@@ -534,7 +534,8 @@ class _Recognizer:
     def arithmetic(self, i: int) -> tuple[tuple, int]:
         hit = self._ariths.get(i)
         if hit is None:
-            ends, fail = set(), -1
+            ends: set[int] = set()
+            fail = -1
             for e, f in (self.arith_value(i), self.plus_minus(i), self.arith_parens(i)):
                 ends.update(e)
                 fail = max(fail, f)

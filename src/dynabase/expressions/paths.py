@@ -68,7 +68,7 @@ def _java_string_hash(text: str) -> int:
 @lru_cache(maxsize=4096)
 def _bucket_hash(element: str | int) -> int:
     """The spread hash java.util.HashMap buckets a path element by."""
-    h = (_HASH_SEED + (element if element.__class__ is int else _java_string_hash(element))) & 0xFFFFFFFF
+    h = (_HASH_SEED + (element if isinstance(element, int) else _java_string_hash(element))) & 0xFFFFFFFF
     return h ^ (h >> 16)
 
 
@@ -137,7 +137,7 @@ class PathTree:
 
 
 def _chain(rest: tuple) -> dict | None:
-    node = None
+    node: dict | None = None
     for element in reversed(rest):
         node = {element: node}
     return node

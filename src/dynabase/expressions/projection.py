@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from . import ast
 from .binder import Binder, check_names
@@ -78,7 +79,7 @@ def _project(value: dict, tree: dict) -> dict | None:
         elements = value.get("L")
         if elements is None:
             return None
-        picked = []
+        picked: list[Any] = []
         for index in sorted(tree):
             if index < len(elements):
                 element = elements[index]
@@ -91,14 +92,14 @@ def _project(value: dict, tree: dict) -> dict | None:
     members = value.get("M")
     if members is None:
         return None
-    picked = {}
+    picked_members: dict[str, Any] = {}
     for key, sub in tree.items():
         member = members.get(key)
         if member is not None and sub is not None:
             member = _project(member, sub)
         if member is not None:
-            picked[key] = member
-    return {"M": picked} if picked else None
+            picked_members[key] = member
+    return {"M": picked_members} if picked_members else None
 
 
 @lru_cache(maxsize=1024)

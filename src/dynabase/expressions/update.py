@@ -7,8 +7,10 @@ positions, and appends SETs or ADDs to positions past a list's end in index orde
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 from functools import lru_cache
+from typing import Any
 
 from ..errors import ValidationException
 from ..types import DECIMAL_CONTEXT, PLAIN_INTEGER, check_number, normalize_number
@@ -72,7 +74,7 @@ class Update:
 class BoundUpdate:
     """An update bound to a request's placeholders."""
 
-    def __init__(self, steps: list, read_paths: list[tuple] = ()) -> None:
+    def __init__(self, steps: list, read_paths: Iterable[tuple[Any, ...]] = ()) -> None:
         self.steps = steps
         #: the resolved document paths the update's operands read
         self.read_paths: list[tuple] = list(read_paths)
@@ -312,8 +314,10 @@ def _assign(container, key, value, appends: dict) -> None:
 
 def _number(result: Decimal) -> dict:
     """An arithmetic result, checked for DynamoDB's range, written with its scale as DynamoDB Local does."""
-    check_number(result)
-    return {"N": "0" if result.is_zero() and result.as_tuple().exponent >= 0 else format(result, "f")}
+    check_number(result)  # finite from here: as_tuple()'s exponent is an int, not 'n', 'N' or 'F'
+    if result.is_zero() and result.as_tuple().exponent >= 0:  # type: ignore[operator]
+        return {"N": "0"}
+    return {"N": format(result, "f")}
 
 
 def _add(current: dict | None, value: dict) -> dict:

@@ -26,12 +26,15 @@ import copy
 import functools
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from .model import Model
 from .table import Table
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .compiled import Built
 
 _TABLE_CALLS = (
     "create_table",
@@ -75,7 +78,7 @@ class _NeedIO(BaseException):
     """A request the native path has no answer for yet (a BaseException: the model's error handling, which
     catches Exception, lets it through untouched)."""
 
-    def __init__(self, method: str, cmd: dict, key: tuple) -> None:
+    def __init__(self, method: str, cmd: dict[str, Any], key: tuple[Any, ...]) -> None:
         self.method, self.cmd, self.key = method, cmd, key
 
 
@@ -94,7 +97,7 @@ class _Replay:
     asyncio client gave it, or asks for it with :class:`_NeedIO`."""
 
     def __init__(self) -> None:
-        self.outcomes: dict[tuple, Any] = {}
+        self.outcomes: dict[tuple[Any, ...], Any] = {}
 
     def __getattr__(self, method: str) -> Any:
         outcomes = self.outcomes
@@ -134,9 +137,19 @@ class AsyncModel:
         shadow = copy.copy(self.sync)  # its table's client, and its own, refuse I/O: nothing is sent yet
         shadow.table = copy.copy(self.sync.table)
         shadow.table.client = _NO_IO
-        shadow._run = lambda op, expr: captured.append((op, expr)) or _CAPTURED  # type: ignore[method-assign]
+
+        def capture(op: str, expr: Any) -> Any:
+            captured.append((op, expr))
+            return _CAPTURED
+
+        def capture_built(built: Built) -> Any:
+            captured.append((built.op, built))
+            return _CAPTURED
+
+        # the shadow's requests are captured instead of run
+        shadow._run = capture  # type: ignore[method-assign]
         # a compiled request is replayed through the general run, which takes it as it is
-        shadow._run_built = lambda built: captured.append((built.op, built)) or _CAPTURED  # type: ignore[method-assign]
+        shadow._run_built = capture_built  # type: ignore[method-assign]
         try:
             built = getattr(shadow, name)(properties, client=_NO_IO, **params)
         except _NeedIO:
@@ -215,7 +228,7 @@ class AsyncTable:
     def _init(self, table: Table, max_workers: int, native: Any) -> None:
         self.sync = table
         self.native = native
-        self._twin: Any = None
+        self._twin = None
         self.executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="dynabase-model")
         self._run = _Runner(self.executor)
         self._models: dict[str, AsyncModel] = {}

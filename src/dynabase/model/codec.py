@@ -48,9 +48,12 @@ class Decoder:
     def __init__(self, numbers: str = "auto") -> None:
         if numbers not in NUMBER_MODES:
             raise ValueError(f"numbers must be one of {NUMBER_MODES}, not {numbers!r}")
-        number: Callable[[str], Any] = {"auto": _int_or_decimal, "decimal": Decimal, "float": _int_or_float}[
-            numbers
-        ]
+        readers: dict[str, Callable[[str], Any]] = {
+            "auto": _int_or_decimal,
+            "decimal": Decimal,
+            "float": _int_or_float,
+        }
+        number = readers[numbers]
         self.number = number
         #: what ``number`` makes of a text with a '.' (inlined by the hot paths: no call of ``number``)
         fraction: Callable[[str], Any] = float if numbers == "float" else Decimal
@@ -171,7 +174,7 @@ def encode(value: Any) -> AttributeValue:
     raise TypeError(f"cannot store a {kind.__name__} in DynamoDB: {value!r}")
 
 
-def _encode_set(value: set | frozenset) -> AttributeValue:
+def _encode_set(value: set[Any] | frozenset[Any]) -> AttributeValue:
     if not value:
         raise ValueError("DynamoDB cannot store an empty set")
     if all(isinstance(v, str) for v in value):

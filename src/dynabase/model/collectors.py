@@ -103,7 +103,7 @@ def batch_write(table: Table, batch: dict[str, Any], params: dict[str, Any]) -> 
     pending = [(name, request) for name, items in requests.items() for request in items]
     while pending:
         chunk, pending = pending[:BATCH_WRITE_MAX], pending[BATCH_WRITE_MAX:]
-        request: dict[str, list] = {}
+        request: dict[str, list[Any]] = {}
         for name, item in chunk:
             request.setdefault(name, []).append(item)
         attempt = 0
@@ -116,7 +116,7 @@ def batch_write(table: Table, batch: dict[str, Any], params: dict[str, Any]) -> 
             request = response.get("UnprocessedItems") or {}
             if request:
                 if p.get("reprocess") is False:
-                    left: dict[str, list] = dict(request)
+                    left: dict[str, list[Any]] = dict(request)
                     for name, item in pending:
                         left.setdefault(name, []).append(item)
                     batch["RequestItems"] = left

@@ -15,11 +15,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from .errors import CryptoError
 
 IV_LENGTH = 16
+_T = TypeVar("_T")
 
 
 class Crypto:
@@ -53,7 +54,12 @@ class Crypto:
         data, tag = sealed[:-16], sealed[-16:]
         return f"{name}:{base64.b64encode(tag).decode()}:{iv.hex()}:{base64.b64encode(data).decode()}"
 
+    @overload
+    def decrypt(self, text: str) -> str: ...
+    @overload
+    def decrypt(self, text: _T) -> _T: ...
     def decrypt(self, text: Any) -> Any:
+        """``text`` decrypted when it is a stored encrypted value, else as it is."""
         if not text or not isinstance(text, str):
             return text
         parts = text.split(":")

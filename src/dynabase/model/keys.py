@@ -80,6 +80,7 @@ class KeyPath(ModelBase):
         """The primary key (attribute -> AttributeValue), or None when the general path must build it."""
         key: dict[str, Any] = {}
         values = None
+        # (called only when _key_fields is set)
         for name, att, render, iso_dates, string in self._key_fields:  # type: ignore[union-attr]
             value = properties.get(name)
             if value is None and render is not None:
@@ -107,7 +108,7 @@ class KeyPath(ModelBase):
         index: IndexSpec,
         deps: list[FieldSpec],
         properties: dict[str, Any],
-        p: Mapping,
+        p: Mapping[str, Any],
     ) -> None:
         for field in deps:
             if field.fields is not None or not field.value:
@@ -153,7 +154,7 @@ class KeyPath(ModelBase):
         index: IndexSpec | None,
         field: FieldSpec,
         properties: Mapping[str, Any],
-        p: Mapping,
+        p: Mapping[str, Any],
         template: Any,
     ) -> Any:
         value = self._render(field, template, properties)

@@ -40,13 +40,13 @@ _SEMVER = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za
 Step = Callable[["Table", "Migrations"], Any]
 
 
-def semver_key(version: str) -> tuple:
+def semver_key(version: str) -> tuple[Any, ...]:
     match = _SEMVER.match(version)
     if not match:
         raise OneTableArgError(f'"{version}" is not a SemVer version')
     major, minor, patch, pre = match.groups()
     if pre is None:
-        pre_key: tuple = (1,)
+        pre_key: tuple[Any, ...] = (1,)
     else:
         pre_key = (0, *((0, int(p)) if p.isdigit() else (1, p) for p in pre.split(".")))
     return (int(major), int(minor), int(patch), pre_key)
@@ -208,7 +208,7 @@ class Migrations:
             self._record(migration)
             return migration
         if direction < 0:
-            if latest:
+            if latest or version is None:
                 version = self.current_version()
             migration = self._get(version)
             self._invoke(migration, "down")
@@ -222,7 +222,7 @@ class Migrations:
                 self._record(migration)
                 applied.append(migration)
             return applied
-        if latest:
+        if latest or version is None:
             version = self.current_version()
         migration = self._get(version)
         self._invoke(migration, "up")

@@ -216,6 +216,7 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
                 model=self.name,
             )
         if params.get("checked"):
+            # already checked: params are the normalised dict the first check returned
             return dict(properties), params  # type: ignore[return-value]
         p = normalize_params(params, overrides)
         p["checked"] = True
@@ -275,7 +276,7 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
     def _timestamp(self, p: dict[str, Any]) -> datetime:
         transaction = p.get("transaction")
         if transaction is not None:
-            stamp = transaction.get("timestamp")
+            stamp: datetime | None = transaction.get("timestamp")
             if stamp is None:
                 stamp = transaction["timestamp"] = datetime.now(timezone.utc)
             return stamp

@@ -15,6 +15,7 @@ class Page(list[Any]):
     """A list of items with ``next`` / ``prev`` cursors and, for ``count=True``, ``count``."""
 
     __slots__ = ("next", "prev", "count", "capacity")
+    count: int | None  # type: ignore[assignment]  # OneTable's name: shadows list.count
 
     def __init__(
         self, items: Any = (), *, next: Any = None, prev: Any = None, count: int | None = None
@@ -22,7 +23,7 @@ class Page(list[Any]):
         super().__init__(items)
         self.next = next
         self.prev = prev
-        self.count = count  # type: ignore[assignment,method-assign]  # OneTable's name; shadows list.count
+        self.count = count
         self.capacity = None
 
     def __repr__(self) -> str:

@@ -24,11 +24,11 @@ from .spec import MISSING, FieldSpec, IndexSpec
 from .values import js_str, write_date
 
 KEYS_ONLY = frozenset(("delete", "get"))
-_CHECKED: dict[int, tuple] = {}
-_REQUIRED: dict[int, tuple] = {}
+_CHECKED: dict[int, tuple[dict[str, FieldSpec], frozenset[str]]] = {}
+_REQUIRED: dict[int, tuple[dict[str, FieldSpec], list[FieldSpec]]] = {}
 
 
-def _checked_fields(fields: dict[str, FieldSpec]) -> frozenset:
+def _checked_fields(fields: dict[str, FieldSpec]) -> frozenset[str]:
     """Names of the fields of a block that have a regex or an enum (cached per block)."""
     entry = _CHECKED.get(id(fields))
     if entry is None or entry[0] is not fields:
@@ -213,7 +213,7 @@ class PreparePath(ModelBase):
             properties[self.type_field] = self.name
 
     def _set_defaults(
-        self, op: str, fields: dict[str, FieldSpec], properties: dict[str, Any], p: Mapping
+        self, op: str, fields: dict[str, FieldSpec], properties: dict[str, Any], p: Mapping[str, Any]
     ) -> None:
         if op not in ("put", "init") and not (op == "update" and "exists" in p and p["exists"] is None):
             return
@@ -263,7 +263,12 @@ class PreparePath(ModelBase):
                         remove.append(target)
 
     def _validate(
-        self, op: str, path: str, fields: dict[str, FieldSpec], properties: dict[str, Any], p: Mapping
+        self,
+        op: str,
+        path: str,
+        fields: dict[str, FieldSpec],
+        properties: dict[str, Any],
+        p: Mapping[str, Any],
     ) -> None:
         if op not in ("put", "update"):
             return

@@ -80,6 +80,7 @@ class ReadPath(ModelBase):
         properties = expr.properties if expr is not None else {}
         if op == "put":
             if self._fast_read_ok(p):
+                # _fast_read_ok(): the compiled readers exist
                 return [self._read_written(properties)]  # type: ignore[misc]
             return [self._transform_read(op, properties, properties, p)]
         table = self.table
@@ -93,7 +94,7 @@ class ReadPath(ModelBase):
             out.append((model or self)._transform_read(op, item, properties, p))
         return out
 
-    def _transform_read(self, op: str, raw: Any, properties: Mapping, p: Mapping) -> Any:
+    def _transform_read(self, op: str, raw: Any, properties: Mapping[str, Any], p: Mapping[str, Any]) -> Any:
         if not raw:
             return raw
         rec = self._read_block(op, raw, properties, p, self.fields, True)
@@ -103,7 +104,13 @@ class ReadPath(ModelBase):
         return rec
 
     def _read_block(
-        self, op: str, raw: Mapping, properties: Any, p: Mapping, fields: dict[str, FieldSpec], top: bool
+        self,
+        op: str,
+        raw: Mapping[str, Any],
+        properties: Any,
+        p: Mapping[str, Any],
+        fields: dict[str, FieldSpec],
+        top: bool,
     ) -> dict[str, Any]:
         rec: dict[str, Any] = {}
         hidden = p.get("hidden")

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..clock import DELETED_ATTR
 from .base import ModelBase
@@ -16,9 +16,6 @@ from .errors import (
 from .expression import Expression
 from .paging import Page
 from .syncmeta import after_failed_write, cloud_command
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .model import Model
 
 TRANSACT_OPS = {"delete": "Delete", "get": "Get", "put": "Put", "update": "Update", "check": "ConditionCheck"}
 BATCH_OPS = {"delete": "DeleteRequest", "put": "PutRequest", "update": "PutRequest"}
@@ -103,7 +100,7 @@ class RequestPath(ModelBase):
                 raise OneTableArgError(f"Unknown transaction operation {op}")
             p["expression"] = expr
             allowed = _TRANSACT_KEYS[top]
-            item = {k: v for k, v in cmd.items() if k in allowed}
+            item: dict[str, Any] | None = {k: v for k, v in cmd.items() if k in allowed}
             transaction.setdefault("TransactItems", []).append({top: item})
             transaction.setdefault("_models", []).append(self.name)
             return self._transform_read(op, expr.properties, expr.properties, p)
@@ -254,11 +251,11 @@ class RequestPath(ModelBase):
             return results
         return page
 
-    def _follows(self, expr: Expression, p: Mapping) -> bool:
+    def _follows(self, expr: Expression, p: Mapping[str, Any]) -> bool:
         follow = p.get("follow")
         return bool(follow) or (expr.index.follow and follow is not False and expr.index is not self.primary)
 
-    def _follow_all(self, pairs: list[tuple[Model, dict]], params: dict[str, Any]) -> list[Any]:
+    def _follow_all(self, pairs: list[tuple[ModelBase, dict[str, Any]]], params: dict[str, Any]) -> list[Any]:
         if len(pairs) <= 1 or self.table.follow_workers <= 1:
             return [model.get(item, **params) for model, item in pairs]
         from concurrent.futures import ThreadPoolExecutor

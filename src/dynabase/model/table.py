@@ -106,7 +106,13 @@ class Table:
         sync_tombstone_ttl: float = 30 * 86400,
         **unknown: Any,
     ) -> None:
-        given = {"context": context, "partial": partial, "hidden": hidden, "crypto": crypto, "side": side}
+        given: dict[str, Any] = {
+            "context": context,
+            "partial": partial,
+            "hidden": hidden,
+            "crypto": crypto,
+            "side": side,
+        }
         given.update(numbers=numbers, generate=generate, transform=transform, validate=validate, value=value)
         given.update(follow_workers=follow_workers, sleep=sleep, sync_tombstone_ttl=sync_tombstone_ttl)
         check_params("Table", {**unknown, **given})
@@ -408,10 +414,10 @@ class Table:
                     entry["ProvisionedThroughput"] = provisioned
                 gsis.append(entry)
         if self.side == "cloud" and self.sync_plan.models:  # devices pull from the sync index
-            index, attributes = sync_index_definition()
+            sync_index, attributes = sync_index_definition()
             if provisioned:
-                index["ProvisionedThroughput"] = provisioned
-            gsis.append(index)
+                sync_index["ProvisionedThroughput"] = provisioned
+            gsis.append(sync_index)
             definition["AttributeDefinitions"] += [a for a in attributes if a["AttributeName"] not in defined]
         if gsis:
             definition["GlobalSecondaryIndexes"] = gsis
@@ -442,7 +448,7 @@ class Table:
         definition = self.get_table_definition(**params)
         self.log("trace", f'OneTable createTable for "{self.name}"', definition=definition)
         try:
-            result = self.client.create_table(**definition)
+            result: dict[str, Any] = self.client.create_table(**definition)
         except Exception as error:
             raise self._error(self.name, "createTable", error) from error
         if wait:
@@ -480,9 +486,10 @@ class Table:
 
     def describe_table(self) -> dict[str, Any]:
         try:
-            return self.client.describe_table(TableName=self.name)
+            description: dict[str, Any] = self.client.describe_table(TableName=self.name)
         except Exception as error:
             raise self._error(self.name, "describeTable", error) from error
+        return description
 
     def exists(self) -> bool:
         try:
@@ -650,7 +657,8 @@ class Table:
             schema["process"] = raw["process"]
         if raw.get("name"):
             schema["name"] = raw["name"]
-        return _plain(schema)
+        plain: dict[str, Any] = _plain(schema)
+        return plain
 
     def save_schema(self, schema: Mapping[str, Any] | None = None, **params: Any) -> Any:
         """Store ``schema`` (default: the current one) as the ``_schema`` item OneTable uses
@@ -720,7 +728,8 @@ class Table:
             if not new and not old:
                 continue
             entry: dict[str, Any] = {"type": record.get("eventName")}
-            kind_new = kind_old = None
+            kind_new: Any = None  # an item's type attribute: whatever was stored
+            kind_old: Any = None
             if new:
                 item = self.decoder.decode_item(new)
                 kind_new = item.get(type_field)

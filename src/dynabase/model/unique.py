@@ -22,7 +22,9 @@ UNIQUE_MODEL = "_Unique"
 class UniqueFields(ModelBase):
     """The unique-field paths of a Model: create, update and remove with their sentinels."""
 
-    def _write_unique_transaction(self, transaction: Any, verb: str, properties: dict, p: dict) -> None:
+    def _write_unique_transaction(
+        self, transaction: Any, verb: str, properties: dict[str, Any], p: dict[str, Any]
+    ) -> None:
         """Write an item with its unique sentinels; a sentinel that exists already is a UniqueError."""
         try:
             self.table.transact("write", transaction, log=p.get("log"))

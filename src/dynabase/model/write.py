@@ -32,7 +32,7 @@ class WritePath(ModelBase):
         path: str,
         fields: dict[str, FieldSpec],
         properties: dict[str, Any],
-        p: Mapping,
+        p: Mapping[str, Any],
         rec: dict[str, Any],
     ) -> None:
         for name, field in fields.items():
@@ -46,7 +46,13 @@ class WritePath(ModelBase):
         return ValidationError(model=self.name, fields={name: detail})
 
     def _write_value(
-        self, op: str, path: str, field: FieldSpec, value: Any, properties: Mapping, p: Mapping
+        self,
+        op: str,
+        path: str,
+        field: FieldSpec,
+        value: Any,
+        properties: Mapping[str, Any],
+        p: Mapping[str, Any],
     ) -> Any:
         kind = field.type
         if not field.crypt:

@@ -176,7 +176,7 @@ class Metric:
     fields: tuple[tuple[str, str], ...] = ()
     dimensions: tuple[Any, ...] = ()
     where: str | None = None
-    buffer: dict | None = field(default=None, compare=False)
+    buffer: dict[str, Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -221,7 +221,7 @@ class Field:
     generate: Generate | None = None
     required: bool = False
     enum: tuple[str, ...] | None = None
-    validate: re.Pattern | None = None
+    validate: re.Pattern[str] | None = None
     unique: bool = False
     scope: Template | None = None
     crypt: bool = False
@@ -237,7 +237,7 @@ class Field:
     iso_dates: bool = False
     reference: Reference | None = None
     timestamp: bool = False
-    raw: dict = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
     path: str = field(default="", repr=False)
 
     @property
@@ -278,7 +278,7 @@ class ModelDef:
     fields: dict[str, Field]
     indexes: dict[str, Index] = field(default_factory=dict, repr=False)
     params: Params = field(default_factory=Params, repr=False)
-    raw: dict = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def path(self) -> str:
@@ -364,10 +364,10 @@ class Schema:
     models: dict[str, ModelDef]
     params: Params
     process: dict[str, Process]
-    queries: dict
-    raw: dict = field(repr=False)
-    items: tuple = field(default=(), repr=False)
-    extensions: dict = field(default_factory=dict, repr=False)
+    queries: dict[str, Any]
+    raw: dict[str, Any] = field(repr=False)
+    items: tuple[Any, ...] = field(default=(), repr=False)
+    extensions: dict[str, Any] = field(default_factory=dict, repr=False)
     name: str | None = None
     warnings: tuple[SchemaIssue, ...] = field(default=(), repr=False)
 
@@ -392,7 +392,7 @@ class Schema:
         """The ``process`` entry of ``model``, or the defaults (both places, no sync)."""
         return self.process.get(model) or Process()
 
-    def model_of(self, item: dict) -> ModelDef | None:
+    def model_of(self, item: dict[str, Any]) -> ModelDef | None:
         """The model an item belongs to, by its type attribute."""
         name = item.get(self.params.type_field) if isinstance(item, dict) else None
         return self.models.get(name) if isinstance(name, str) else None

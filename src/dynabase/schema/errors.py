@@ -6,6 +6,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["SchemaError", "SchemaIssue", "TemplateError", "join_path"]
 
@@ -56,7 +57,7 @@ class SchemaError(ValueError):
     def __str__(self) -> str:
         return "\n".join(str(issue) for issue in self.errors)
 
-    def __reduce__(self):  # keep pickling (multiprocessing, pytest-xdist) working
+    def __reduce__(self) -> tuple[Any, ...]:  # keep pickling (multiprocessing, pytest-xdist) working
         return (self.__class__, (self.errors,), {"warnings": self.warnings})
 
 

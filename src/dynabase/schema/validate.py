@@ -176,7 +176,7 @@ def _suggest(word: str, choices: Any) -> str:
     return f" (did you mean {matches[0]!r}?)" if matches else ""
 
 
-def js_regex(text: str) -> re.Pattern:
+def js_regex(text: str) -> re.Pattern[str]:
     """Compile a OneTable ``validate`` string: ``'/pattern/flags'`` or a plain pattern.
 
     JavaScript flags i, m and s map to Python's; g, y, d and u do not change a match test. ``$`` without
@@ -246,7 +246,7 @@ class _FieldDraft:
         "nested_level",
     )
 
-    def __init__(self, name: str, path: str, raw: dict):
+    def __init__(self, name: str, path: str, raw: dict[str, Any]):
         self.name = name
         self.path = path
         self.raw = raw
@@ -259,7 +259,8 @@ class _FieldDraft:
 
     @property
     def type(self) -> str:
-        return self.props.get("type", "string")
+        kind: str = self.props.get("type", "string")
+        return kind
 
     @property
     def template(self) -> Template | None:
@@ -285,7 +286,7 @@ class _FieldDraft:
 
 
 class _Compiler:
-    def __init__(self, data: Any, crypto: Mapping | None = None):
+    def __init__(self, data: Any, crypto: Mapping[str, Any] | None = None):
         self.data = data
         self.extra_crypto = crypto
         self.errors: list[SchemaIssue] = []
@@ -301,14 +302,14 @@ class _Compiler:
     def warn(self, path: str, message: str) -> None:
         self.warnings.append(SchemaIssue(path, message, "warning"))
 
-    def check_keys(self, obj: Mapping, allowed: tuple[str, ...], path: str) -> None:
+    def check_keys(self, obj: Mapping[str, Any], allowed: tuple[str, ...], path: str) -> None:
         for key in obj:
             if not isinstance(key, str):
                 self.error(join_path(path, str(key)), "property names must be strings")
             elif key not in allowed:
                 self.error(join_path(path, key), "unknown property" + _suggest(key, allowed))
 
-    def str_keys(self, obj: Mapping, path: str) -> list[str]:
+    def str_keys(self, obj: Mapping[str, Any], path: str) -> list[str]:
         keys = []
         for key in obj:
             if isinstance(key, str):
@@ -317,7 +318,9 @@ class _Compiler:
                 self.error(join_path(path, str(key)), "names must be strings")
         return keys
 
-    def get_bool(self, obj: Mapping, key: str, path: str, default: bool | None = None) -> bool | None:
+    def get_bool(
+        self, obj: Mapping[str, Any], key: str, path: str, default: bool | None = None
+    ) -> bool | None:
         if key not in obj:
             return default
         value = obj[key]
@@ -329,7 +332,7 @@ class _Compiler:
         return value
 
     def get_str(
-        self, obj: Mapping, key: str, path: str, *, required: bool = False, empty: bool = False
+        self, obj: Mapping[str, Any], key: str, path: str, *, required: bool = False, empty: bool = False
     ) -> str | None:
         if key not in obj or obj[key] is None:
             if required:
@@ -344,7 +347,9 @@ class _Compiler:
             return None
         return value
 
-    def get_choice(self, obj: Mapping, key: str, path: str, choices: tuple[str, ...], default: str) -> str:
+    def get_choice(
+        self, obj: Mapping[str, Any], key: str, path: str, choices: tuple[str, ...], default: str
+    ) -> str:
         if key not in obj or obj[key] is None:
             return default
         value = obj[key]
@@ -369,7 +374,7 @@ class _Compiler:
             self.error("format", f"must be {FORMAT!r}")
             fmt = FORMAT
 
-        version = data.get("version")
+        version: Any = data.get("version")  # checked below: a SemVer string, or an error
         if "version" not in data or version is None:
             self.error("version", "required")
         elif not isinstance(version, str):
@@ -602,7 +607,7 @@ class _Compiler:
         return result
 
     def key_names(
-        self, spec: Mapping, key: str, ipath: str, multi_ok: bool
+        self, spec: Mapping[str, Any], key: str, ipath: str, multi_ok: bool
     ) -> tuple[str | None, tuple[str, ...]]:
         """An index's ``hash`` or ``sort``: an attribute name, or (a global index's multi-attribute key) a list
         of 1 to 4 distinct names. Returns the first name and the others."""
@@ -624,12 +629,12 @@ class _Compiler:
             return None, ()
         return value[0], tuple(value[1:])
 
-    def compile_project(self, spec: Mapping, ipath: str, kind: str) -> str | tuple[str, ...]:
+    def compile_project(self, spec: Mapping[str, Any], ipath: str, kind: str) -> str | tuple[str, ...]:
         if "project" not in spec or spec["project"] is None:
             return "all"
         value = spec["project"]
         ppath = join_path(ipath, "project")
-        if value in ("all", "keys") if isinstance(value, str) else False:
+        if isinstance(value, str) and value in ("all", "keys"):
             return value
         if isinstance(value, (list, tuple)):
             if not all(isinstance(v, str) and v for v in value):
@@ -681,7 +686,7 @@ class _Compiler:
         return bool(name) and not (set(name) & FIELD_NAME_FORBIDDEN)
 
     def compile_block(
-        self, raw: Mapping, path: str, *, level: int, parent_partial: bool | None, top: bool = True
+        self, raw: Mapping[str, Any], path: str, *, level: int, parent_partial: bool | None, top: bool = True
     ) -> dict[str, _FieldDraft]:
         drafts: dict[str, _FieldDraft] = {}
         for name in self.str_keys(raw, path):
@@ -730,7 +735,7 @@ class _Compiler:
             drafts[fname] = draft
 
     # -- one field ---------------------------------------------------------------------------------------
-    def compile_type(self, spec: Mapping, path: str) -> str:
+    def compile_type(self, spec: Mapping[str, Any], path: str) -> str:
         if "type" not in spec or spec["type"] is None:
             self.warn(join_path(path, "type"), "missing; assuming 'string'")
             return "string"
@@ -751,7 +756,7 @@ class _Compiler:
         return "string"
 
     def compile_field(
-        self, name: str, spec: Mapping, path: str, *, level: int, parent_partial: bool | None
+        self, name: str, spec: Mapping[str, Any], path: str, *, level: int, parent_partial: bool | None
     ) -> _FieldDraft:
         draft = _FieldDraft(name, path, dict(spec))
         draft.nested_level = level
@@ -950,7 +955,7 @@ class _Compiler:
             self.error(join_path(path, "partial"), "only valid for fields with a nested schema")
         return draft
 
-    def compile_generate(self, spec: Mapping, path: str, ftype: str) -> Generate | None:
+    def compile_generate(self, spec: Mapping[str, Any], path: str, ftype: str) -> Generate | None:
         generate: Generate | None = None
         gpath = join_path(path, "generate")
         value = spec.get("generate")
@@ -1117,8 +1122,8 @@ class _Compiler:
         if primary is None:
             return
         by_attribute: dict[str, _FieldDraft] = {}
-        for draft in drafts.values():
-            by_attribute.setdefault(draft.attribute, draft)
+        for each in drafts.values():
+            by_attribute.setdefault(each.attribute, each)
         if primary.hash not in by_attribute:
             self.error(mpath, f"missing the primary hash key field {primary.hash!r}")
         if primary.sort is not None and primary.sort not in by_attribute:
@@ -1227,7 +1232,7 @@ class _Compiler:
             result[name] = Process(enable, sync, metrics, notify, scope)
         return result
 
-    def compile_scope(self, spec: Mapping, path: str, model: str) -> str | None:
+    def compile_scope(self, spec: Mapping[str, Any], path: str, model: str) -> str | None:
         """``process.<Model>.scope`` (a dynabase extension): a value template over the item's fields and the
         table context; a device receives the down-synced items whose scope renders as its own."""
         scope = self.get_str(spec, "scope", path)
@@ -1463,14 +1468,16 @@ def _default_fits(value: Any, ftype: str) -> bool:
 
 
 def _compile(
-    data: Any, crypto: Mapping | None = None
+    data: Any, crypto: Mapping[str, Any] | None = None
 ) -> tuple[Schema | None, list[SchemaIssue], list[SchemaIssue]]:
     compiler = _Compiler(data, crypto)
     schema = compiler.run()
     return schema, compiler.errors, compiler.warnings
 
 
-def validate_schema(data: Any, *, warnings: bool = False, crypto: Mapping | None = None) -> list[SchemaIssue]:
+def validate_schema(
+    data: Any, *, warnings: bool = False, crypto: Mapping[str, Any] | None = None
+) -> list[SchemaIssue]:
     """Every error in the schema document ``data`` (an empty list when it is valid).
 
     With ``warnings=True`` the warnings (``severity == "warning"``) follow the errors. ``crypto`` supplies
@@ -1480,7 +1487,7 @@ def validate_schema(data: Any, *, warnings: bool = False, crypto: Mapping | None
     return errors + warns if warnings else errors
 
 
-def build_schema(data: Any, *, crypto: Mapping | None = None) -> Schema:
+def build_schema(data: Any, *, crypto: Mapping[str, Any] | None = None) -> Schema:
     """Validate ``data`` and build its :class:`Schema`; raise :class:`SchemaError` listing every error."""
     schema, errors, warns = _compile(data, crypto)
     if errors or schema is None:

@@ -430,8 +430,8 @@ class DynamoDBApp:
                 raise SerializationException("The request body is empty; expected a JSON object")
             try:
                 request = jsonio.loads(body)
-            except jsonio.JSONError as error:
-                raise SerializationException(f"The request body is not valid JSON: {error}") from None
+            except jsonio.JSONError as bad_json:
+                raise SerializationException(f"The request body is not valid JSON: {bad_json}") from None
             table = _table_of(request)
             if known:
                 request = shapes.request_converter(op)(request)

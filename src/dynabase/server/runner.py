@@ -101,7 +101,8 @@ class Server:
 
     @property
     def port(self) -> int:
-        return self.http.port
+        port: int = self.http.port
+        return port
 
     def start(self) -> Server:
         """Serve from a background thread."""
@@ -140,7 +141,7 @@ class Server:
 
 def run_in_thread(
     engine: Any = None, *, port: int = 0, host: str = "127.0.0.1", **options: Any
-) -> tuple[str, Callable[[], None]]:
+) -> tuple[str, Callable[..., int]]:
     """Serve ``engine`` (or a new in-memory one) from a daemon thread: ``(url, stop)``.
 
     ``stop()`` stops gracefully and closes the engine only if this call created it. Options are
@@ -165,7 +166,7 @@ def _secrets(options: Any) -> dict[str, str]:
     secret_key = getattr(options, "secret_key", None)
     if bool(access_key) != bool(secret_key):
         raise ValueError("--access-key and --secret-key go together")
-    if access_key:
+    if access_key and secret_key:  # (both or neither)
         secrets[access_key] = secret_key
     return secrets
 
@@ -306,7 +307,7 @@ class ServerProcess:
     """A ``dynabase serve`` child process; :meth:`stop` sends SIGTERM to exactly that process and waits."""
 
     def __init__(
-        self, process: subprocess.Popen, url: str, log_path: str, started: float, ready: float
+        self, process: subprocess.Popen[bytes], url: str, log_path: str, started: float, ready: float
     ) -> None:
         self.process = process
         self.url = url

@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import SerializationException, ValidationException
+from ..errors import DynamoDBError, SerializationException, ValidationException
 
 Converter = Callable[..., Any]
 
@@ -102,7 +102,7 @@ def _java_number_class(value: Any) -> str:
     return "java.lang.Long"
 
 
-def _mismatch(value: Any, target: str) -> SerializationException:
+def _mismatch(value: Any, target: str) -> DynamoDBError:
     """``target``: the Java type the member deserialises to (String, Integer, Long, Double, Boolean, Date, Blob),
     or one of ``list``, ``map``, ``structure``."""
     if target == "list":

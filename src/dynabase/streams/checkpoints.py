@@ -108,7 +108,7 @@ class TableCheckpoints:
                 time.sleep(0.5)
 
     @staticmethod
-    def _id(consumer: str, stream_arn: str, shard_id: str) -> dict:
+    def _id(consumer: str, stream_arn: str, shard_id: str) -> dict[str, Any]:
         return {"id": {"S": f"{consumer}|{stream_arn}|{shard_id}"}}
 
     def get(self, consumer: str, stream_arn: str, shard_id: str) -> Checkpoint | None:

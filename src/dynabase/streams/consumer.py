@@ -45,6 +45,8 @@ log = logging.getLogger("dynabase.streams")
 
 STARTING_POSITIONS = ("TRIM_HORIZON", "LATEST", "AT_TIMESTAMP")
 MAX_PAGE = 1000  # GetRecords' Limit
+#: ``handler(event, context)``: Lambda's event (``{"Records": [...]}``) and context
+Handler = Callable[[dict[str, Any], LambdaContext], Any]
 
 
 @dataclass
@@ -64,7 +66,7 @@ class Options:
     retry_delay: float = 0.05
     shard_refresh: float = 10.0
     timeout: float | None = None
-    compiled_filters: list[dict] = field(default_factory=list, repr=False)
+    compiled_filters: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         if not 1 <= self.batch_size <= 10000:
@@ -113,7 +115,7 @@ class Consumer:
         self,
         streams: Any,
         stream_arn: str,
-        handler: Callable[[dict, LambdaContext], Any],
+        handler: Handler,
         *,
         name: str = "consumer",
         options: Options | None = None,
@@ -138,7 +140,7 @@ class Consumer:
         self._lock = threading.Lock()
 
     @classmethod
-    def for_table(cls, client: Any, table_name: str, handler: Callable, **kwargs: Any) -> Consumer:
+    def for_table(cls, client: Any, table_name: str, handler: Handler, **kwargs: Any) -> Consumer:
         """A consumer of a table's latest stream; ``client`` is a DynamoDB client (its streams client is
         ``client.streams()`` when embedded, else ``streams=`` must be given)."""
         streams = kwargs.pop("streams", None) or client.streams()
@@ -265,15 +267,16 @@ class Consumer:
             request["ShardIteratorType"] = "LATEST"  # nothing to survive: the stream's end, exactly
         else:
             request["ShardIteratorType"] = "TRIM_HORIZON"
-        return self.streams.get_shard_iterator(**request)["ShardIterator"]
+        iterator: str = self.streams.get_shard_iterator(**request)["ShardIterator"]
+        return iterator
 
     # -- reading ---------------------------------------------------------------------------------------------
 
-    def _read(self, shard: Shard, checkpoint: Checkpoint) -> tuple[list[dict], bool]:
+    def _read(self, shard: Shard, checkpoint: Checkpoint) -> tuple[list[dict[str, Any]], bool]:
         """Up to ``batch_size`` records (waiting up to ``batching_window`` for more); whether the shard ended."""
         options = self.options
         deadline = time.monotonic() + options.batching_window
-        records: list[dict] = []
+        records: list[dict[str, Any]] = []
         while True:
             if shard.iterator is None:
                 shard.iterator = self._new_iterator(shard, checkpoint)
@@ -310,7 +313,11 @@ class Consumer:
         return self.handle(shard, [lambda_record(r, self.stream_arn) for r in records], ended, checkpoint)
 
     def handle(
-        self, shard: Shard, records: list[dict], ended: bool = False, checkpoint: Checkpoint | None = None
+        self,
+        shard: Shard,
+        records: list[dict[str, Any]],
+        ended: bool = False,
+        checkpoint: Checkpoint | None = None,
     ) -> int:
         """Deliver the shard's next records (Lambda-shaped, in order; those before ``starting_timestamp`` and
         those the filters reject are passed over), then move its checkpoint past them (``ended``: the shard
@@ -341,10 +348,10 @@ class Consumer:
 
     # -- delivering ------------------------------------------------------------------------------------------
 
-    def _deliver(self, shard: Shard, records: list[dict]) -> None:
+    def _deliver(self, shard: Shard, records: list[dict[str, Any]]) -> None:
         """Hand the records over in order, bisecting and retrying failures, until each is handled or sent to
         the on-failure destination."""
-        pending: list[tuple[list[dict], int]] = [(records, 0)]  # (batch, retries used), front first
+        pending: list[tuple[list[dict[str, Any]], int]] = [(records, 0)]  # (batch, retries used), front first
         while pending:
             batch, retries = pending.pop(0)
             error, done = self._invoke(batch)
@@ -364,7 +371,7 @@ class Consumer:
             else:
                 self._give_up(shard, rest, error, retries + 1)
 
-    def _invoke(self, batch: list[dict]) -> tuple[str | None, int]:
+    def _invoke(self, batch: list[dict[str, Any]]) -> tuple[str | None, int]:
         """Call the handler: ``(None, len(batch))`` on success, else the error and the records done."""
         entities = self.table.stream([wire_record(r) for r in batch]) if self.table is not None else None
         context = LambdaContext(self.name, self.options.timeout, entities, self.table)
@@ -382,7 +389,7 @@ class Consumer:
                 return "batchItemFailures", index
         return None, len(batch)
 
-    def _give_up(self, shard: Shard, records: list[dict], error: str, attempts: int) -> None:
+    def _give_up(self, shard: Shard, records: list[dict[str, Any]], error: str, attempts: int) -> None:
         with self._lock:
             self.failed += len(records)
         entry = failure_entry(
@@ -417,15 +424,15 @@ def _error_code(error: Exception) -> str | None:
 def stream_arn(client: Any, table_name: str) -> str:
     """The table's latest stream ARN (a ValueError naming the table when it has no stream enabled)."""
     table = client.describe_table(TableName=table_name)["Table"]
-    arn = table.get("LatestStreamArn")
+    arn: str | None = table.get("LatestStreamArn")
     if not arn or not (table.get("StreamSpecification") or {}).get("StreamEnabled"):
         raise ValueError(f"table {table_name} has no stream enabled")
     return arn
 
 
-def iter_records(consumer: Consumer, stop: threading.Event | None = None) -> Iterator[dict]:
+def iter_records(consumer: Consumer, stop: threading.Event | None = None) -> Iterator[dict[str, Any]]:
     """Every record the consumer delivers, as a generator (``tail`` uses it): batches are yielded one by one."""
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     consumer.handler = lambda event, context: out.extend(event["Records"])
     stop = stop or threading.Event()
     while not stop.is_set():

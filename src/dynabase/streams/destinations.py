@@ -24,7 +24,7 @@ class FailureDestination(Protocol):
 
 
 def failure_entry(
-    records: list[dict], *, stream_arn: str, shard_id: str, consumer: str, error: str, attempts: int
+    records: list[dict[str, Any]], *, stream_arn: str, shard_id: str, consumer: str, error: str, attempts: int
 ) -> dict[str, Any]:
     """Lambda's on-failure record for a batch of (Lambda-shaped) records, plus the records and the error."""
     first, last = records[0]["dynamodb"], records[-1]["dynamodb"]
@@ -59,7 +59,7 @@ def _iso(seconds: Any) -> str | None:
 
 
 class JsonLinesDestination:
-    def __init__(self, path: str | os.PathLike) -> None:
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self._lock = threading.Lock()
 

@@ -54,7 +54,8 @@ def created_at(record: Mapping[str, Any]) -> float:
 
 
 def sequence_number(record: Mapping[str, Any]) -> str:
-    return record["dynamodb"]["SequenceNumber"]
+    sequence: str = record["dynamodb"]["SequenceNumber"]
+    return sequence
 
 
 class LambdaContext:

@@ -14,7 +14,7 @@ Example, new faults of severity ``error``::
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -32,7 +32,7 @@ class FilterError(ValueError):
     """A filter pattern dynabase cannot use (the message says which part)."""
 
 
-def compile_filters(filters: Sequence[Any] | None) -> list[dict]:
+def compile_filters(filters: Sequence[Any] | None) -> list[dict[str, Any]]:
     """Patterns from dicts, JSON texts or Lambda's ``{"Pattern": "..."}`` entries, checked."""
     out = []
     for entry in filters or ():
@@ -50,7 +50,7 @@ def compile_filters(filters: Sequence[Any] | None) -> list[dict]:
     return out
 
 
-def _check(pattern: Mapping, path: str) -> None:
+def _check(pattern: Mapping[str, Any], path: str) -> None:
     for key, rule in pattern.items():
         where = f"{path}.{key}" if path else key
         if isinstance(rule, Mapping):
@@ -66,12 +66,12 @@ def _check(pattern: Mapping, path: str) -> None:
             raise FilterError(f"{where}: must be an object or a list of values")
 
 
-def matches(record: Mapping[str, Any], filters: Sequence[Mapping]) -> bool:
+def matches(record: Mapping[str, Any], filters: Sequence[Mapping[str, Any]]) -> bool:
     """Whether the record passes any of the compiled filters (all records pass without filters)."""
     return not filters or any(_match(pattern, record) for pattern in filters)
 
 
-def _match(pattern: Mapping, value: Any) -> bool:
+def _match(pattern: Mapping[str, Any], value: Any) -> bool:
     for key, rule in pattern.items():
         inner = value.get(key, _MISSING) if isinstance(value, Mapping) else _MISSING
         if isinstance(rule, Mapping):
@@ -96,7 +96,7 @@ def _accepts(choice: Any, value: Any) -> bool:
 def _equal(choice: Any, value: Any) -> bool:
     if isinstance(choice, bool) or isinstance(value, bool):
         return choice is value
-    return choice == value
+    return bool(choice == value)
 
 
 def _number(value: Any) -> Decimal | None:
@@ -120,7 +120,7 @@ def _numeric_pairs(argument: Any, where: str) -> list[tuple[str, Decimal]]:
     return pairs
 
 
-def _numeric(argument: list, value: Any) -> bool:
+def _numeric(argument: list[Any], value: Any) -> bool:
     number = _number(value)
     if number is None:
         return False
@@ -136,7 +136,7 @@ def _anything_but(argument: Any, value: Any) -> bool:
     return not any(_equal(r, value) for r in rejected)
 
 
-_OPERATORS = {
+_OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
     "prefix": lambda arg, v: isinstance(v, str) and v.startswith(arg),
     "suffix": lambda arg, v: isinstance(v, str) and v.endswith(arg),
     "equals-ignore-case": lambda arg, v: isinstance(v, str) and v.lower() == str(arg).lower(),

@@ -58,31 +58,30 @@ class Projection:
     """A compiled projection spec; :meth:`project` turns one item (plain Python values) into a document."""
 
     def __init__(self, spec: Mapping[str, Any] | str) -> None:
-        if isinstance(spec, str):
-            spec = json.loads(spec)
-        unknown = sorted(set(spec) - _SPEC_KEYS)
+        config: Mapping[str, Any] = json.loads(spec) if isinstance(spec, str) else spec
+        unknown = sorted(set(config) - _SPEC_KEYS)
         if unknown:
             raise ProjectionError(f"unknown key(s) {unknown}; a projection has {sorted(_SPEC_KEYS)}")
-        self.id_template: str = spec.get("id") or ""
+        self.id_template: str = config.get("id") or ""
         if not self.id_template:
             raise ProjectionError("id: a template such as '{pk}' is required")
-        self.prefixes: dict[str, str] = dict(spec.get("prefixes") or {})
-        self.exclude = list(spec.get("exclude") or ())
-        self.keep = set(spec.get("keep") or ())
-        self.constants = dict(spec.get("constants") or {})
-        self.others = spec.get("others", "drop")
+        self.prefixes: dict[str, str] = dict(config.get("prefixes") or {})
+        self.exclude = list(config.get("exclude") or ())
+        self.keep = set(config.get("keep") or ())
+        self.constants = dict(config.get("constants") or {})
+        self.others = config.get("others", "drop")
         if self.others not in ("drop", "typed"):
             raise ProjectionError("others: 'drop' or 'typed'")
         self.fields: dict[str, tuple[str, str]] = {}
-        for attribute, declared in (spec.get("fields") or {}).items():
+        for attribute, declared in (config.get("fields") or {}).items():
             declared = {"type": declared} if isinstance(declared, str) else dict(declared)
             kind = declared.get("type")
-            self._prefix(kind, f"fields.{attribute}")
-            self.fields[attribute] = (kind, declared.get("name") or attribute.lower())
+            self._prefix(kind, f"fields.{attribute}")  # a type of TYPES, else ProjectionError
+            self.fields[attribute] = (str(kind), declared.get("name") or attribute.lower())
         self.dynamic = {
-            a: k for a, k in (spec.get("dynamic") or {}).items() if self._prefix(k, f"dynamic.{a}")
+            a: k for a, k in (config.get("dynamic") or {}).items() if self._prefix(k, f"dynamic.{a}")
         }
-        self.flat: dict[str, str] = dict(spec.get("flat") or {})
+        self.flat: dict[str, str] = dict(config.get("flat") or {})
 
     def _prefix(self, kind: Any, where: str) -> str:
         if kind not in TYPES:
@@ -118,9 +117,9 @@ class Projection:
                 }
                 doc[self.flat[attribute]] = flat
             elif self.others == "typed":
-                kind = _kind_of(value)
-                if kind is not None and kind in self.prefixes:
-                    self._put(doc, kind, attribute.lower(), value)
+                typed = _kind_of(value)
+                if typed is not None and typed in self.prefixes:
+                    self._put(doc, typed, attribute.lower(), value)
         for name, value in self.constants.items():
             doc[name] = value
         return {name: value for name, value in doc.items() if not self.excluded(name)}

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine.storage import load_item
 from ..engine.streams import (
@@ -30,7 +29,10 @@ from ..engine.streams import (
     stored_records,
     stream_enabled,
 )
-from .consumer import Consumer, Options, Shard
+from .consumer import Consumer, Handler, Options, Shard
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine import Engine
 
 #: one committed transaction's stream records, as the engine hands them over: (seq, stream ARN, record JSON)
 Changes = list[tuple[int, str, str]]
@@ -47,23 +49,23 @@ class EngineStreams:
     """The Streams calls made on the engine itself: the client layer would parse every record's timestamp into
     a ``datetime`` that the Lambda shape turns back into a number (most of a record's cost)."""
 
-    def __init__(self, engine: Any) -> None:
+    def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def _call(self, operation: str, request: dict) -> dict:
+    def _call(self, operation: str, request: dict[str, Any]) -> dict[str, Any]:
         return self.engine.call(operation, request, service="dynamodbstreams")
 
-    def describe_stream(self, **request: Any) -> dict:
+    def describe_stream(self, **request: Any) -> dict[str, Any]:
         return self._call("DescribeStream", request)
 
-    def get_shard_iterator(self, **request: Any) -> dict:
+    def get_shard_iterator(self, **request: Any) -> dict[str, Any]:
         return self._call("GetShardIterator", request)
 
-    def get_records(self, **request: Any) -> dict:
+    def get_records(self, **request: Any) -> dict[str, Any]:
         return self._call("GetRecords", request)
 
 
-def lambda_event_record(seq: int, text: str, stream_arn: str) -> dict:
+def lambda_event_record(seq: int, text: str, stream_arn: str) -> dict[str, Any]:
     """A stored stream record (its JSON, binary values as base64 text) as a record of Lambda's event: what
     :func:`~.events.lambda_record` makes of the same record read through GetRecords."""
     record = load_item(text, 0)  # not decoding base64: Lambda's JSON carries binary values as base64 text
@@ -162,6 +164,7 @@ class Trigger:
                 if change[1] == arn:
                     mine.append(change)
         self._handle(mine)
+        # an int: _drain runs only while the engine hands records over (_expected set when it started)
         self._next = expected  # type: ignore[assignment]
         if self._expected is not None:
             self._expected = expected
@@ -213,7 +216,7 @@ class Trigger:
 def on_change(
     client: Any,
     table_name: str,
-    handler: Callable[[dict, Any], Any],
+    handler: Handler,
     *,
     starting_position: str = "LATEST",
     poll_gap: float = 0.01,

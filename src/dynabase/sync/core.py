@@ -13,7 +13,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..clock import make_seq, seq_ms, wall_clock
 from ..model.syncmeta import SyncPlan
@@ -33,6 +33,9 @@ from .records import (
 )
 from .resolve import Resolver
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model.table import Table
+
 
 class Sync:
     """Replication between a device :class:`~dynabase.model.Table` (embedded) and a cloud one.
@@ -51,8 +54,8 @@ class Sync:
 
     def __init__(
         self,
-        device: Any,
-        cloud: Any,
+        device: Table,
+        cloud: Table,
         device_id: str | None = None,
         batch_size: int = 100,
         tombstone_ttl: float = 30 * 86400,
@@ -94,7 +97,8 @@ class Sync:
     # -- state and clock -------------------------------------------------------------------------------------
 
     def _state(self) -> dict[str, str]:
-        return self.client.get_sync_state(TableName=self.device.name)
+        state: dict[str, str] = self.client.get_sync_state(TableName=self.device.name)
+        return state
 
     def _put_state(self, state: dict[str, str | None]) -> None:
         self.client.put_sync_state(TableName=self.device.name, State=state)
@@ -115,11 +119,11 @@ class Sync:
         self._last_seq_ms = ms
         return make_seq(ms, self.device_id)
 
-    def _cloud(self, method: str, **request: Any) -> dict:
+    def _cloud(self, method: str, **request: Any) -> dict[str, Any]:
         """One call to the cloud; its ``Date`` header refines the clock offset."""
         sent = self.clock()
         try:
-            response = getattr(self.cloud.client, method)(**request)
+            response: dict[str, Any] = getattr(self.cloud.client, method)(**request)
         except Exception as error:
             meta = getattr(error, "response", None) or {}
             self._sample(sent, meta)
@@ -127,7 +131,7 @@ class Sync:
         self._sample(sent, response)
         return response
 
-    def _sample(self, sent: float, response: Mapping) -> None:
+    def _sample(self, sent: float, response: Mapping[str, Any]) -> None:
         headers = (response.get("ResponseMetadata") or {}).get("HTTPHeaders") or {}
         self.offset.sample(sent, self.clock(), headers.get("date"))
 
@@ -185,7 +189,8 @@ class Sync:
             return result
 
     def pending(self) -> int:
-        return self.client.read_changes(TableName=self.device.name, Limit=1)["Pending"]
+        pending: int = self.client.read_changes(TableName=self.device.name, Limit=1)["Pending"]
+        return pending
 
     def status(self) -> SyncStatus:
         state = self._state()
@@ -222,8 +227,8 @@ class Sync:
 
     # -- the device side of both halves ---------------------------------------------------------------------------
 
-    def _apply(self, changes: list[dict], state: dict[str, str]) -> dict:
-        return self.client.apply_changes(
+    def _apply(self, changes: list[dict[str, Any]], state: dict[str, str]) -> dict[str, Any]:
+        applied: dict[str, Any] = self.client.apply_changes(
             TableName=self.device.name,
             Changes=changes,
             State=state,
@@ -231,6 +236,7 @@ class Sync:
             Node=self.device_id,
             TombstoneSeconds=self.tombstone_ttl,
         )
+        return applied
 
 
 __all__ = ["Sync", "SyncResult", "SyncStatus"]

@@ -95,7 +95,7 @@ def _pull_scope(
     return True
 
 
-def _local_keys(sync: Sync, model: ModelSync, scope: str) -> list[dict]:
+def _local_keys(sync: Sync, model: ModelSync, scope: str) -> list[dict[str, Any]]:
     """Keys of the device's items of ``model`` in ``scope``."""
     request: dict[str, Any] = {
         "TableName": sync.device.name,

@@ -43,7 +43,7 @@ def push(sync: Sync, stop: threading.Event | None) -> SyncResult:
     return result
 
 
-def _pin(sync: Sync, changes: list[dict]) -> None:
+def _pin(sync: Sync, changes: list[dict[str, Any]]) -> None:
     """Give each change its version once (a retry after a lost answer must send the same one)."""
     pins = []
     for change in changes:
@@ -60,7 +60,7 @@ def _pin(sync: Sync, changes: list[dict]) -> None:
         sync.client.pin_versions(TableName=sync.device.name, Pins=pins)
 
 
-def _push_one(sync: Sync, change: dict, result: SyncResult) -> dict | None:
+def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult) -> dict[str, Any] | None:
     """Push one change; the ack to send (None when the change was settled otherwise, by a conflict)."""
     item = change.get("Item")
     source = item if item is not None else change.get("OldItem")
@@ -98,8 +98,13 @@ def _push_one(sync: Sync, change: dict, result: SyncResult) -> dict | None:
 
 
 def _cloud_item_of(
-    sync: Sync, model: ModelSync, item: dict | None, source: dict, key: dict, version: str
-) -> dict:
+    sync: Sync,
+    model: ModelSync,
+    item: dict[str, Any] | None,
+    source: dict[str, Any],
+    key: dict[str, Any],
+    version: str,
+) -> dict[str, Any]:
     scope = sync.plan.item_scope(model, source)
     meta = {
         VERSION_ATTR: {"S": version},
@@ -118,11 +123,11 @@ def _cloud_item_of(
     }
 
 
-def _cloud_get(sync: Sync, key: dict) -> dict | None:
+def _cloud_get(sync: Sync, key: dict[str, Any]) -> dict[str, Any] | None:
     return sync._cloud("get_item", TableName=sync.cloud.name, Key=key, ConsistentRead=True).get("Item")
 
 
-def _restamp(sync: Sync, key: dict, version: str) -> None:
+def _restamp(sync: Sync, key: dict[str, Any], version: str) -> None:
     """Give a landed version a fresh arrival stamp, so devices whose checkpoint passed it still pull it."""
     _conditional(
         sync,  # when it fails, something newer is there: nothing to do
@@ -151,8 +156,13 @@ def _conditional(sync: Sync, method: str, **request: Any) -> bool:
 
 
 def _lost(
-    sync: Sync, model: ModelSync, change: dict, item: dict | None, current: dict | None, result: SyncResult
-) -> dict | None:
+    sync: Sync,
+    model: ModelSync,
+    change: dict[str, Any],
+    item: dict[str, Any] | None,
+    current: dict[str, Any] | None,
+    result: SyncResult,
+) -> dict[str, Any] | None:
     """The cloud holds a newer version: resolve (a configured resolver) or let the local change go."""
     resolver = sync.resolvers.get(model.name)
     if resolver is not None and item is not None and current is not None:

@@ -201,7 +201,8 @@ class FaultProxy:
     def address(self) -> tuple[str, int]:
         if self._listener is None:
             raise RuntimeError("the proxy is not started")
-        return self._listener.getsockname()[:2]
+        host, port = self._listener.getsockname()[:2]  # (IPv6 adds flow info and scope id)
+        return host, port
 
     @property
     def url(self) -> str:
@@ -298,11 +299,11 @@ class FaultProxy:
             with self._lock:
                 self._counters["upstream_errors"] += 1
         finally:
-            for sock in (client, upstream):
-                if sock is not None:
-                    self._track(sock, False)
+            for opened in (client, upstream):
+                if opened is not None:
+                    self._track(opened, False)
                     with contextlib.suppress(OSError):
-                        sock.close()
+                        opened.close()
 
     def _pump(self, client: socket.socket, upstream: socket.socket) -> None:
         plan: Plan | None = None  # the current exchange's plan; None between exchanges

@@ -82,17 +82,17 @@ class _AwaitableStr(str):
         return self
 
 
-class _Response(AWSResponse):
+class _Response(AWSResponse):  # type: ignore[misc]  # botocore has no type hints: AWSResponse is Any
     """The HTTP response of a request answered in process, for botocore and aiobotocore alike: aiobotocore's
     endpoint awaits ``content`` and ``text`` where botocore's reads them."""
 
     @property
     def content(self) -> _AwaitableBytes:
-        return _AwaitableBytes(AWSResponse.content.fget(self))  # type: ignore[attr-defined]
+        return _AwaitableBytes(AWSResponse.content.fget(self))
 
     @property
     def text(self) -> _AwaitableStr:
-        return _AwaitableStr(AWSResponse.text.fget(self))  # type: ignore[attr-defined]
+        return _AwaitableStr(AWSResponse.text.fget(self))
 
 
 class _Activation:
@@ -256,24 +256,25 @@ class MockDynamoDB:
 
     # -- decorating
 
+    # the wrapper is returned as F: a decorator keeps what it decorates callable the same way
     def __call__(self, target: F) -> F:
         if isinstance(target, type):
             return self._decorate_class(target)  # type: ignore[return-value]
         if inspect.iscoroutinefunction(target):
 
-            @functools.wraps(target)  # type: ignore[arg-type]
+            @functools.wraps(target)
             async def run_async(*args: Any, **kwargs: Any) -> Any:
                 with self:
-                    return await target(*args, **kwargs)  # type: ignore[operator]
+                    return await target(*args, **kwargs)
 
             return run_async  # type: ignore[return-value]
         if not callable(target):
             raise TypeError(f"mock_dynamodb decorates functions and classes, not {type(target).__name__}")
 
-        @functools.wraps(target)  # type: ignore[arg-type]
+        @functools.wraps(target)
         def run(*args: Any, **kwargs: Any) -> Any:
             with self:
-                return target(*args, **kwargs)  # type: ignore[operator]
+                return target(*args, **kwargs)
 
         return run  # type: ignore[return-value]
 
@@ -291,11 +292,12 @@ class MockDynamoDB:
                 test.addCleanup(mock.stop)
                 original(test, *args, **kwargs)
 
-            cls.setUp = set_up  # type: ignore[method-assign]
+            # the class's own setUp, replaced: every test of it runs in a fresh activation
+            cls.setUp = set_up  # type: ignore[method-assign,assignment]
             return cls
         setup = cls.__dict__.get("setup_method")
         teardown = cls.__dict__.get("teardown_method")
-        if setup is not None or teardown is not None:
+        if setup is not None or teardown is not None:  # (attributes of the test class, set here)
             cls.setup_method = self._starting(setup)  # type: ignore[attr-defined]
             cls.teardown_method = self._stopping(teardown)  # type: ignore[attr-defined]
             return cls

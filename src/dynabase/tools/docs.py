@@ -580,8 +580,8 @@ def render_html(doc: SchemaDoc) -> str:
         out.append(f"<li>{_h(index)}<ul>")
         for part in parts:
             out.append(f"<li>{_hcode(part.attribute + ' = ' + part.shape)}<ul>")
-            for entity, pk, sk in part.members:
-                text = f'<a href="#{_anchor(entity)}">{_h(entity)}</a>: {_hcode(pk)}'
+            for member, pk, sk in part.members:
+                text = f'<a href="#{_anchor(member)}">{_h(member)}</a>: {_hcode(pk)}'
                 if sk:
                     text += f", sort {_hcode(sk)}"
                 out.append(f"<li>{text}</li>")

@@ -165,10 +165,10 @@ def table_properties(schema: Schema, options: IacOptions) -> dict[str, Any]:
             gsis.append(entry)
     synced = _synced(schema)
     if synced:  # devices pull from the sync index (see dynabase.sync)
-        index, attributes = sync_index_definition()
+        sync_index, attributes = sync_index_definition()
         if options.provisioned:
-            index["ProvisionedThroughput"] = options.throughput
-        gsis.append(index)
+            sync_index["ProvisionedThroughput"] = options.throughput
+        gsis.append(sync_index)
         props["AttributeDefinitions"] += [a for a in attributes if a["AttributeName"] not in types]
     if gsis:
         props["GlobalSecondaryIndexes"] = gsis
@@ -241,13 +241,14 @@ def to_yaml(document: Mapping[str, Any]) -> str:
             "YAML output needs PyYAML: pip install 'dynabase[yaml]' (or pip install pyyaml)"
         ) from None
 
-    class _Dumper(yaml.SafeDumper):
+    class _Dumper(yaml.SafeDumper):  # type: ignore[misc]  # PyYAML has no type hints: SafeDumper is Any
         def ignore_aliases(self, data: Any) -> bool:  # no &id001 anchors for repeated dicts
             return True
 
-    return yaml.dump(
+    text: str = yaml.dump(
         document, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True, width=110
     )
+    return text
 
 
 # -- Terraform ---------------------------------------------------------------------------------------------

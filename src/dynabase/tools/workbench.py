@@ -145,7 +145,9 @@ def _sample_item(model: ModelDef) -> dict[str, Any]:
     return item
 
 
-def export_workbench(schema: Schema, options: IacOptions | str, *, now: _dt.datetime | None = None) -> dict:
+def export_workbench(
+    schema: Schema, options: IacOptions | str, *, now: _dt.datetime | None = None
+) -> dict[str, Any]:
     """A NoSQL Workbench data model of ``schema``'s table (``options`` or just the table name)."""
     if isinstance(options, str):
         options = IacOptions(table=options)
@@ -192,8 +194,8 @@ def export_workbench(schema: Schema, options: IacOptions | str, *, now: _dt.date
         "NonKeyAttributes": [_key(name, kind) for name, kind in non_key.items()],
         "TableFacets": facets,
     }
-    gsis = []
-    lsis = []
+    gsis: list[dict[str, Any]] = []
+    lsis: list[dict[str, Any]] = []
     for index in schema.indexes.values():
         if index.kind == "primary":
             continue
@@ -316,7 +318,8 @@ def _pick_table(model: Mapping[str, Any], table: str | None) -> Mapping[str, Any
                     )
                 ]
             )
-        return tables[0]
+        only: Mapping[str, Any] = tables[0]
+        return only
     for t in tables:
         if isinstance(t, Mapping) and t.get("TableName") == table:
             return t
@@ -343,7 +346,9 @@ def _index_from(entry: Mapping[str, Any], local: bool) -> dict[str, Any]:
     return spec
 
 
-def import_workbench(model: Mapping[str, Any], *, table: str | None = None, version: str = "1.0.0") -> dict:
+def import_workbench(
+    model: Mapping[str, Any], *, table: str | None = None, version: str = "1.0.0"
+) -> dict[str, Any]:
     """A OneTable schema document (a dict, validated) from a NoSQL Workbench data model."""
     source = _pick_table(model, table)
     try:
@@ -361,8 +366,8 @@ def import_workbench(model: Mapping[str, Any], *, table: str | None = None, vers
     for entry in source.get("LocalSecondaryIndexes") or []:
         indexes[entry["IndexName"]] = _index_from(entry, local=True)
     index_keys = {hash_, *([sort] if sort else [])}
-    for spec in indexes.values():
-        index_keys.update(v for k, v in spec.items() if k in ("hash", "sort"))
+    for index_spec in indexes.values():
+        index_keys.update(v for k, v in index_spec.items() if k in ("hash", "sort"))
 
     types: dict[str, str] = {}
     for entry in [keys.get("PartitionKey"), keys.get("SortKey"), *(source.get("NonKeyAttributes") or [])]:
@@ -405,10 +410,12 @@ def import_workbench(model: Mapping[str, Any], *, table: str | None = None, vers
     models: dict[str, Any] = {}
     for facet in facets:
         name = _model_name(facet["FacetName"], set(models))
-        mine = [dict(i) for i in facet.get("TableData") or [] if isinstance(i, Mapping)]
+        mine: list[Mapping[str, Any]] = [
+            dict(i) for i in facet.get("TableData") or [] if isinstance(i, Mapping)
+        ]
         mine += [i for i in items if _plain(i.get(type_field)) == facet["FacetName"]]
         alias = facet.get("KeyAttributeAlias") or {}
-        aliases = {hash_: alias.get("PartitionKeyAlias")}
+        aliases: dict[str, Any] = {hash_: alias.get("PartitionKeyAlias")}
         if sort:
             aliases[sort] = alias.get("SortKeyAlias")
         attributes = [hash_] + ([sort] if sort else [])

@@ -142,13 +142,13 @@ def export_table(
     if format == "jsonl":
         partial = out.with_name(f".{out.name}.partial")
         raw = open(partial, "wb")  # noqa: SIM115 - closed below
-        handle: IO[bytes] = (
+        handle: gzip.GzipFile | IO[bytes] = (
             gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) if out.name.endswith(".gz") else raw
         )
         lock = threading.Lock()
         written = [0]
 
-        def sink_for(_segment: int) -> Any:
+        def sink_for(segment: int) -> Any:  # one sink for all segments
             def sink(lines: list[str]) -> None:
                 if lines:
                     data = ("\n".join(lines) + "\n").encode("utf-8")

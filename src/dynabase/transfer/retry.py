@@ -39,7 +39,7 @@ class Backoff:
         self.base, self.cap, self.attempts, self.sleep = base, cap, attempts, sleep
 
     def delay(self, attempt: int) -> float:
-        ceiling = min(self.cap, self.base * (2**attempt))
+        ceiling: float = min(self.cap, self.base * (2**attempt))
         return ceiling / 2 + random.uniform(0, ceiling / 2)
 
     def call(self, what: str, function: Callable[..., T], **kwargs: Any) -> T:

@@ -27,7 +27,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO, Any
+from typing import Any
 
 from .errors import TransferError
 
@@ -73,7 +73,7 @@ class DataFileWriter:
         self.key = f"{key_prefix}{DATA_DIR}/{self.name}"
         self.items = 0
         self._raw = open(self.path, "wb")  # noqa: SIM115 - closed in close()
-        self._gzip: IO[bytes] = gzip.GzipFile(fileobj=self._raw, mode="wb", compresslevel=6, mtime=0)
+        self._gzip = gzip.GzipFile(fileobj=self._raw, mode="wb", compresslevel=6, mtime=0)
 
     def write_lines(self, lines: list[str]) -> None:
         if lines:

@@ -42,7 +42,8 @@ class Source:
     @property
     def total_items(self) -> int | None:
         counts = [f.expected_items for f in self.files]
-        return None if any(c is None for c in counts) else sum(counts)  # type: ignore[misc]
+        known = [c for c in counts if c is not None]
+        return None if len(known) < len(counts) else sum(known)
 
     @property
     def total_bytes(self) -> int:

@@ -191,9 +191,9 @@ def batch_execute_statement(engine: Engine, req: dict) -> dict:
             raise ValidationException("Provided list of item keys contains duplicates")
         seen.add(ident)
     responses, consumed = [], []
-    for spec, plan, error in entries:
-        if error is not None:
-            responses.append(_error_entry(error))
+    for spec, plan, refused in entries:
+        if refused is not None:
+            responses.append(_error_entry(refused))
             continue
         try:
             if isinstance(plan, GetPlan):
