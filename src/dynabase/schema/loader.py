@@ -46,12 +46,12 @@ def _load_yaml(text: str, origin: str) -> Any:
     except ImportError:  # pragma: no cover - depends on the environment
         raise SchemaError("reading YAML schemas needs PyYAML: pip install pyyaml") from None
 
-    class _Loader(yaml.SafeLoader):
+    class _Loader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no type information
         pass
 
-    def construct_mapping(loader: Any, node: Any, deep: bool = False) -> dict:
+    def construct_mapping(loader: Any, node: Any, deep: bool = False) -> dict[Any, Any]:
         loader.flatten_mapping(node)
-        mapping: dict = {}
+        mapping: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             key = loader.construct_object(key_node, deep=True)
             try:
@@ -144,10 +144,10 @@ def _looks_like_path(text: str) -> bool:
 
 
 def load_schema(
-    source: str | os.PathLike | Mapping | bytes | Schema,
+    source: str | os.PathLike[str] | Mapping[str, Any] | bytes | Schema,
     *,
     format: str | None = None,
-    crypto: Mapping | None = None,
+    crypto: Mapping[str, Any] | None = None,
 ) -> Schema:
     """Load, validate and normalise a OneTable 1.1.0 schema.
 

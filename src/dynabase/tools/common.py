@@ -39,7 +39,7 @@ def read_document(source: str | Path) -> Any:
     return read_schema_file(Path(source))
 
 
-def load(source: str | Path | Mapping | Schema) -> Schema:
+def load(source: str | Path | Mapping[str, Any] | Schema) -> Schema:
     """A loaded schema from a path (or ``-``), a parsed document or a :class:`Schema`."""
     if isinstance(source, Schema):
         return source
@@ -47,7 +47,7 @@ def load(source: str | Path | Mapping | Schema) -> Schema:
     return load_schema(data)
 
 
-def validate(source: str | Path | Mapping) -> list[SchemaIssue]:
+def validate(source: str | Path | Mapping[str, Any]) -> list[SchemaIssue]:
     """Errors then warnings of the schema in ``source`` (a syntax error is one error issue)."""
     try:
         data = source if isinstance(source, Mapping) else read_document(source)
