@@ -13,6 +13,7 @@ from dynabase.engine.storage import (
     drop_item_table,
     dump_item,
     item_sql,
+    load_item,
     row_loader,
 )
 from dynabase.types import item_size
@@ -309,10 +310,11 @@ def test_bodies_leave_out_the_s_and_b_keys_and_keep_n_keys(tmp_path):
     client.close()
     with sqlite3.connect(path) as raw:
         ids = dict(raw.execute("SELECT name, id FROM dynabase_tables"))
-        assert raw.execute(f"SELECT item, bin FROM t{ids['sbkeys']}").fetchall() == [('{"v":{"S":"x"}}', 0)]
-        assert raw.execute(f"SELECT item FROM t{ids['nskeys']}").fetchall() == [
-            ('{"pk":{"N":"12.5"},"v":{"S":"x"}}',)
-        ]
+        bodies = {
+            name: [load_item(*row) for row in raw.execute(f"SELECT item, bin FROM t{ids[name]}")]
+            for name in ids
+        }
+    assert bodies == {"sbkeys": [{"v": {"S": "x"}}], "nskeys": [{"pk": {"N": "12.5"}, "v": {"S": "x"}}]}
 
 
 def test_bodies_over_32_kb_stay_whole(tmp_path):
