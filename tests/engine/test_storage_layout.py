@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import gzip
 import sqlite3
+from pathlib import Path
 
 import pytest
 
 import dynabase
 from dynabase.engine.storage import (
+    BINARY,
     ROWID_ITEM_TABLE,
+    SHORT,
     WITHOUT_ROWID_ITEM_TABLE,
     drop_item_table,
     dump_item,
@@ -18,6 +22,7 @@ from dynabase.engine.storage import (
 )
 from dynabase.types import item_size
 
+from .layout_fixture import items as fixture_items
 from .test_concurrency import _integrity_problems
 
 TABLE = {
@@ -332,3 +337,72 @@ def test_bodies_over_32_kb_stay_whole(tmp_path):
     client.close()
     with sqlite3.connect(path) as raw:
         assert raw.execute(f"SELECT parts FROM {name} ORDER BY size").fetchall() == [(30,), (None,)]
+
+
+def test_a_file_of_the_previous_layout_reads_back_and_takes_writes(tmp_path):
+    """Bodies written plain (before short ones were shortened) read back, and are shortened when rewritten."""
+    path = tmp_path / "layout-2.db"
+    path.write_bytes(gzip.decompress((Path(__file__).parent / "data" / "layout-2.db.gz").read_bytes()))
+    expected = sorted(fixture_items(), key=_sort_key)
+    client = dynabase.connect(str(path))
+    assert sorted(client.scan(TableName="kept")["Items"], key=_sort_key) == expected
+    assert sorted(_all_of_g(client), key=_sort_key) == expected
+    with sqlite3.connect(path) as raw:
+        assert {form for (form,) in raw.execute('SELECT bin FROM "t1 items"')} == {0, BINARY}
+    for item in expected:
+        client.put_item(TableName="kept", Item=item)
+    for item in expected:
+        key = {"pk": item["pk"], "sk": item["sk"]}
+        assert client.get_item(TableName="kept", Key=key, ConsistentRead=True)["Item"] == item
+    client.close()
+    with sqlite3.connect(path) as raw:
+        assert SHORT in {form for (form,) in raw.execute('SELECT bin FROM "t1 items"')}
+        assert _integrity_problems(raw) == []
+    assert _parts_problems(str(path), "t1") == []
+
+
+def _sort_key(item: dict) -> float:
+    return float(item["sk"]["N"])
+
+
+def _all_of_g(client) -> list[dict]:
+    return [
+        item
+        for g in ("g0", "g1", "g2")
+        for item in client.query(
+            TableName="kept",
+            IndexName="by-g",
+            KeyConditionExpression="g = :g",
+            ExpressionAttributeValues={":g": {"S": g}},
+        )["Items"]
+    ]
+
+
+def test_items_of_100_bytes_with_a_map_and_binary_take_at_most_twice_their_size(tmp_path):
+    """They took 2.4x: the plain JSON body of such an item is 1.7x its bytes (base64, nested type tags)."""
+    path = str(tmp_path / "short.db")
+    client = dynabase.connect(path)
+    client.create_table(**TABLE)
+    client.close()
+    empty = _used_bytes(path)
+    client = dynabase.connect(path)
+    items = [
+        {
+            "pk": {"S": f"user#{n // 10:07d}"},
+            "sk": {"S": f"order#{n % 10:05d}"},
+            "status": {"S": "shipped"},
+            "total": {"N": str(n * 7 % 10000)},
+            "n": {"N": str(n)},
+            "address": {"M": {"city": {"S": "cvg"}, "zip": {"S": f"{n % 99999:05d}"}}},
+            "blob": {"B": n.to_bytes(4, "big") * 2},
+            "body": {"S": f"w{n:07x}"},
+        }
+        for n in range(4000)
+    ]
+    assert {item_size(i) for i in items} <= set(range(95, 106))
+    for start in range(0, len(items), 25):
+        client.batch_write_item(
+            RequestItems={"orders": [{"PutRequest": {"Item": i}} for i in items[start : start + 25]]}
+        )
+    client.close()
+    assert _used_bytes(path) - empty <= 2.0 * sum(map(item_size, items))

@@ -249,6 +249,9 @@ def _decoded(value: dict) -> dict:
 
 
 _stdlib_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_stdlib_dumps_binary = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), default=_encode_default
+).encode
 _stdlib_scan = json.JSONDecoder().scan_once  # our own compact JSON: no surrounding whitespace to skip
 
 
@@ -259,10 +262,7 @@ def _stdlib_loads(text: str) -> Any:
 try:  # orjson writes exactly the same compact text, 3-6x faster; the standard library's codec otherwise
     import orjson
 except ImportError:  # pragma: no cover - orjson is a dependency, but the engine does not need it
-    _dumps_plain, _loads_plain = _stdlib_dumps, _stdlib_loads
-    _dumps_binary = json.JSONEncoder(
-        ensure_ascii=False, separators=(",", ":"), default=_encode_default
-    ).encode
+    _dumps_plain, _dumps_binary, _loads_plain = _stdlib_dumps, _stdlib_dumps_binary, _stdlib_loads
 else:
     _orjson_dumps = orjson.dumps
 
