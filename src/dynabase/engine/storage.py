@@ -27,13 +27,16 @@ leave its pages ~85% full. So only keys live in one (rows of ~30-60 bytes); bodi
 table, whose pages fill. A rowid row over half a page gets a page to itself (items of 2-2.8 KB took up to 2.1x
 their size): parts of a quarter page pack four to a page, and the rows left are at most ~1 KB. Keys are
 stored once (a rowid table with a unique key index held them in the row, the index and the body: 100 B items
-took 2.8x). Reading an item is a step in each b-tree, as with an index. A 100 B item's
-rows cost ~60 bytes beside its body (keys row ~44 with its page's slack, items row header ~17), and its JSON
-(``{"status":{"S":"shipped"},...``) is ~1.7x its DynamoDB bytes: short bodies are stored with their frequent
-fragments shortened (a few ``str.replace`` passes each way, ~0.5 us per item read; zlib with a preset
-dictionary saved less at 1 us per read and 7 us per write). Files written before are brought to this layout
-when opened, in the transaction that opens them (:func:`upgrade_item_tables`); a row's form says how to read
-its text, so rows of either form live side by side.
+took 2.8x). Reading an item is a step in each b-tree, as with an index.
+
+A 100 B item's rows cost ~60 bytes beside its body (its keys row ~44 with its page's slack, its items row's
+header ~17), and its wire JSON (``{"status":{"S":"shipped"},...``) is 1.3-1.7x its DynamoDB bytes, so bodies
+shorter than :data:`SHORT_BELOW` have their three most frequent fragments stored as single characters: a
+pass of ``str.replace`` per fragment each way, ~0.5 us per 100 B item read (orjson parses it in ~1 us). zlib
+with a preset dictionary of those fragments saved less (the same item's body 170 -> 115 bytes, against 124)
+at ~1 us per read and ~7 us per write. Files written before are brought to this layout when opened, in the
+transaction that opens them (:func:`upgrade_item_tables`); a row's form says how to read its text, so rows
+of every form live side by side.
 
 ``PRAGMA user_version`` counts catalog changes, so every connection (and process) sees DDL made by another.
 """
@@ -353,31 +356,31 @@ def row_loader(keys: RowKeys) -> RowLoader:
     a copy of the dict). A body written before keys were left out still has them, and gets the same values.
 
     Tables with S keys (most) get a loader without a loop: this runs for every item read."""
-    load = load_item
+    load, parse = load_item, _loads_plain  # plain text (form 0, most rows) is parsed without a call between
     if not keys:
-        return lambda text, binary, pk, sk: load(text, binary)
+        return lambda text, form, pk, sk: load(text, form)
     if [(typ, column) for _, typ, column in keys] in ([("S", 0)], [("S", 0), ("S", 1)]):
         if len(keys) == 1:
             ((hash_name, _, _),) = keys
 
-            def load_s(text: str, binary: int, pk: bytes, sk: bytes) -> dict:
-                item = load(text, binary)
+            def load_s(text: str, form: int, pk: bytes, sk: bytes) -> dict:
+                item = load(text, form) if form else parse(text)
                 item[hash_name] = {"S": pk.decode()}
                 return item
 
             return load_s
         (hash_name, _, _), (range_name, _, _) = keys
 
-        def load_s_s(text: str, binary: int, pk: bytes, sk: bytes) -> dict:
-            item = load(text, binary)
+        def load_s_s(text: str, form: int, pk: bytes, sk: bytes) -> dict:
+            item = load(text, form) if form else parse(text)
             item[hash_name] = {"S": pk.decode()}
             item[range_name] = {"S": sk.decode()}
             return item
 
         return load_s_s
 
-    def load_any(text: str, binary: int, pk: bytes, sk: bytes) -> dict:
-        item = load(text, binary)
+    def load_any(text: str, form: int, pk: bytes, sk: bytes) -> dict:
+        item = load(text, form)
         for name, typ, column in keys:
             raw = sk if column else pk
             item[name] = {"S": raw.decode()} if typ == "S" else {"B": raw}
