@@ -366,6 +366,10 @@ def test_a_file_of_the_previous_layout_reads_back_and_takes_writes(tmp_path):
     for item in expected:
         key = {"pk": item["pk"], "sk": item["sk"]}
         assert client.get_item(TableName="kept", Key=key, ConsistentRead=True)["Item"] == item
+    new = {**expected[0], "sk": {"N": "1000"}}  # a new item: through the insert trigger the view got on open
+    client.put_item(TableName="kept", Item=new)
+    assert client.get_item(TableName="kept", Key={"pk": new["pk"], "sk": new["sk"]})["Item"] == new
+    assert client.describe_table(TableName="kept")["Table"]["ItemCount"] == len(expected) + 1
     client.close()
     with sqlite3.connect(path) as raw:
         assert SHORT in {form for (form,) in raw.execute('SELECT bin FROM "t1 items"')}

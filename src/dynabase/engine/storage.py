@@ -17,7 +17,8 @@ Layout (keys as order-preserving byte strings from :func:`dynabase.types.encode_
     ``item``; the rest is in quarter-page rows ``first_part .. first_part + parts - 1`` (:func:`store_body`,
     read back whole by :func:`item_sql`).
 
-  Triggers delete an item's row with its key and its parts with its row (or with its old body).
+  Triggers delete an item's row with its key and its parts with its row (or with its old body); an insert
+  into the view stores the row and then the key pointing at it.
 - ``t<id>_<index>(ih, ik, isk, h, pk, sk)``: one per secondary index (WITHOUT ROWID), pointing back at the item.
 
 Why this layout (``bench/storage_bench.py`` has the disk figures, ``bench/engine_bench.py`` the speed): a
@@ -96,6 +97,19 @@ def create_item_table(conn: Any, name: str) -> None:
         "i.bin AS bin, i.first_part AS first_part, i.parts AS parts "
         f'FROM "{name} keys" AS k JOIN "{name} items" AS i ON i.id = k.id'
     )
+    create_insert_trigger(conn, name)
+
+
+def create_insert_trigger(conn: Any, name: str) -> None:
+    """The trigger that stores an item inserted into the view ``name``: its row, then its key pointing at the
+    row (:func:`insert_row`). One statement from Python instead of two: ~1.2 us less per new item (~25 us)."""
+    conn.execute(
+        f'CREATE TRIGGER IF NOT EXISTS "{name} insert" INSTEAD OF INSERT ON {name} BEGIN '
+        f'INSERT INTO "{name} items" (item, size, bin, first_part, parts) '
+        "VALUES (new.item, new.size, new.bin, new.first_part, new.parts); "
+        f'INSERT OR REPLACE INTO "{name} keys" (h, pk, sk, id) VALUES (new.h, new.pk, new.sk, last_insert_rowid()); '
+        "END"
+    )
 
 
 def drop_item_table(conn: Any, name: str) -> None:
@@ -108,13 +122,13 @@ def drop_item_table(conn: Any, name: str) -> None:
 def insert_row(
     conn: Any, name: str, key: tuple[int, bytes, bytes], text: str, size: int, binary: int, part: int
 ) -> None:
-    """Store a new item (``key``: its ``h, pk, sk``; ``text``: its body): its row, parts, then its key."""
+    """Store a new item (``key``: its ``h, pk, sk``; ``text``: its body): its parts, then its row and key (by the
+    view's insert trigger)."""
     body, first, parts = store_body(conn, name, text, part)
-    rowid = conn.execute(
-        f'INSERT INTO "{name} items" (item, size, bin, first_part, parts) VALUES (?, ?, ?, ?, ?)',
-        (body, size, binary, first, parts),
-    ).lastrowid
-    conn.execute(f'INSERT OR REPLACE INTO "{name} keys" (h, pk, sk, id) VALUES (?, ?, ?, ?)', (*key, rowid))
+    conn.execute(
+        f"INSERT INTO {name} (h, pk, sk, item, size, bin, first_part, parts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (*key, body, size, binary, first, parts),
+    )
 
 
 def rewrite_row(
@@ -194,13 +208,18 @@ ROWID_ITEM_TABLE = (
 
 
 def upgrade_item_tables(conn: Any) -> list[str]:
-    """Rewrite item tables of earlier layouts into the current one; call in a write transaction. Returns the
-    names.
+    """Rewrite item tables of earlier layouts into the current one, and give item views made before it their
+    insert trigger; call in a write transaction. Returns the names of the rewritten tables.
 
     Rows are copied as they are (nothing is decoded: bodies keep their key attributes, and long ones stay
     whole until the item is next written), then the old table is dropped: its pages go to SQLite's free list
     and are reused by later writes (``VACUUM`` returns them to the file system).
     """
+    for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'view' AND name IN (SELECT 't' || id FROM dynabase_tables) "
+        "AND name || ' insert' NOT IN (SELECT name FROM sqlite_master WHERE type = 'trigger')"
+    ).fetchall():
+        create_insert_trigger(conn, name)
     old = [
         name
         for (name,) in conn.execute(
