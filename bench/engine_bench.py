@@ -10,7 +10,7 @@ Targets (the same requests, the same data, one process):
   table, behind a view; written and read with the engine's storage functions), a GSI table
   ``(gpk, gsk, h, pk, sk)``, WAL + synchronous=NORMAL,
   one ``BEGIN IMMEDIATE`` transaction per write, the item dict JSON-encoded on write and decoded on read (with
-  the engine's codec: orjson when installed).
+  the engine's codec, :func:`dump_body` and its row loader: orjson when installed).
 
 Operations: put (new ~300-byte item carrying a GSI key), get (by key), query of 25 (a partition of 30 items,
 Limit 25), GSI query (a GSI partition of 10 items), update with a condition (``SET #c = #c + :one`` with
@@ -52,6 +52,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from dynabase.engine.storage import (  # noqa: E402 - the engine's item layout, for the floor
     body_of,
     create_item_table,
+    dump_body,
     insert_row,
     item_sql,
     part_size,
@@ -308,17 +309,15 @@ class SqliteFloor(Target):
             "CREATE TABLE gsi (gpk BLOB NOT NULL, gsk BLOB NOT NULL, h INTEGER NOT NULL, pk BLOB NOT NULL, "
             "sk BLOB NOT NULL, PRIMARY KEY (gpk, gsk, pk, sk)) WITHOUT ROWID"
         )
-        # the JSON codec the engine itself uses (orjson when installed), so the floor stays a lower bound
-        self._dumps = item_codec()[0]
 
     def op(self, name: str) -> Callable[[dict], Any]:
         return getattr(self, "_" + name)
 
     def _read(self, key: tuple[int, bytes, bytes]) -> dict | None:
         row = self.conn.execute(
-            f"SELECT {self._item} FROM items WHERE h = ? AND pk = ? AND sk = ?", key
+            f"SELECT {self._item}, bin FROM items WHERE h = ? AND pk = ? AND sk = ?", key
         ).fetchone()
-        return FLOOR_LOAD(row[0], 0, key[1], key[2]) if row is not None else None
+        return FLOOR_LOAD(row[0], row[1], key[1], key[2]) if row is not None else None
 
     def _put(self, req: dict) -> dict:
         item = req["Item"]
@@ -338,7 +337,8 @@ class SqliteFloor(Target):
             if old is not None and "gpk" in old and "gsk" in old:
                 old_gkey = (old["gpk"]["S"].encode(), old["gsk"]["S"].encode())
             store = insert_row if old is None else rewrite_row
-            store(conn, "items", key, self._dumps(body_of(item, FLOOR_KEYS)), 0, 0, self._part)
+            text, form = dump_body(body_of(item, FLOOR_KEYS))
+            store(conn, "items", key, text, 0, form, self._part)
             if old_gkey != gkey:
                 if old_gkey is not None:
                     conn.execute(
@@ -363,20 +363,20 @@ class SqliteFloor(Target):
     def _query25(self, req: dict) -> dict:
         pk = req["ExpressionAttributeValues"][":p"]["S"].encode()
         rows = self.conn.execute(
-            f"SELECT {self._item}, pk, sk FROM items WHERE h = ? AND pk = ? ORDER BY sk LIMIT ?",
+            f"SELECT {self._item}, bin, pk, sk FROM items WHERE h = ? AND pk = ? ORDER BY sk LIMIT ?",
             (zlib.crc32(pk), pk, req.get("Limit", -1)),
         ).fetchall()
-        items = [FLOOR_LOAD(text, 0, pk, sk) for text, pk, sk in rows]
+        items = [FLOOR_LOAD(text, form, pk, sk) for text, form, pk, sk in rows]
         return {"Items": items, "Count": len(items)}
 
     def _gsi_query(self, req: dict) -> dict:
         gpk = req["ExpressionAttributeValues"][":g"]["S"].encode()
         rows = self.conn.execute(
-            f"SELECT {item_sql('items', 't')}, t.pk, t.sk FROM gsi g JOIN items t "
+            f"SELECT {item_sql('items', 't')}, t.bin, t.pk, t.sk FROM gsi g JOIN items t "
             "ON t.h = g.h AND t.pk = g.pk AND t.sk = g.sk WHERE g.gpk = ? ORDER BY g.gsk, g.pk, g.sk",
             (gpk,),
         ).fetchall()
-        items = [FLOOR_LOAD(text, 0, pk, sk) for text, pk, sk in rows]
+        items = [FLOOR_LOAD(text, form, pk, sk) for text, form, pk, sk in rows]
         return {"Items": items, "Count": len(items)}
 
     def _update(self, req: dict) -> dict:
@@ -390,7 +390,8 @@ class SqliteFloor(Target):
             if item is None:  # the condition attribute_exists(pk) fails
                 raise KeyError("condition failed")
             item["c"] = {"N": str(int(item["c"]["N"]) + 1)}
-            rewrite_row(conn, "items", row_key, self._dumps(body_of(item, FLOOR_KEYS)), 0, 0, self._part)
+            text, form = dump_body(body_of(item, FLOOR_KEYS))
+            rewrite_row(conn, "items", row_key, text, 0, form, self._part)
         except BaseException:
             conn.execute("ROLLBACK")
             raise
@@ -399,16 +400,6 @@ class SqliteFloor(Target):
 
     def close(self) -> None:
         self.conn.close()
-
-
-def item_codec() -> tuple[Callable[[Any], str], Callable[[str], Any]]:
-    """(dumps, loads) for items: orjson when installed, as the engine's storage does; else the stdlib."""
-    try:
-        import orjson
-    except ImportError:
-        return json.JSONEncoder(separators=(",", ":")).encode, json.loads
-    dumps = orjson.dumps
-    return (lambda item: dumps(item).decode("utf-8")), orjson.loads
 
 
 def make_target(name: str, tmp: str) -> Target:

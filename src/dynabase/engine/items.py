@@ -23,7 +23,7 @@ from .schema import Table
 from .storage import (
     body_of,
     delete_row,
-    dump_item,
+    dump_body,
     insert_row,
     item_sql,
     partition_hash,
@@ -258,10 +258,10 @@ def write_row(
             return
         delete_row(conn, table.sql, key)
     else:
-        text, binary = dump_item(body_of(new, table.row_keys))
+        text, form = dump_body(body_of(new, table.row_keys))
         # in place when stored: a new row would grow the items table and leave a hole where the old one was
         store = insert_row if old is None else rewrite_row
-        store(conn, table.sql, key, text, new_size, binary, engine.storage.part_size)
+        store(conn, table.sql, key, text, new_size, form, engine.storage.part_size)
     for index in () if indexes_unchanged else table.indexes.values():
         old_key = index.key_of(old) if old is not None else None
         new_key = index.key_of(new) if new is not None else None

@@ -26,7 +26,7 @@ from ..errors import (
 )
 from ..types import item_size
 from .schema import Table
-from .storage import dump_item, load_item
+from .storage import binary_decoded, dump_item, load_item
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -388,8 +388,13 @@ def stream_enabled(conn: Any, arn: str) -> bool:
 def read_records(conn: Any, arn: str, position: int, limit: int) -> list[tuple[int, dict]]:
     out = []
     for seq, text, binary in stored_records(conn, arn, position, limit):
-        record = load_item(text, binary)
-        record["dynamodb"]["SequenceNumber"] = seq_text(seq)
+        record = load_item(text, 0)
+        data = record["dynamodb"]
+        if binary:  # the record's items hold binary values, stored as base64 text
+            for image in ("Keys", "NewImage", "OldImage"):
+                if image in data:
+                    binary_decoded(data[image])
+        data["SequenceNumber"] = seq_text(seq)
         out.append((seq, _ordered(record)))
     return out
 
