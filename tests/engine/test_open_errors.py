@@ -82,3 +82,34 @@ def test_a_read_only_directory_is_named(tmp_path):
         error = _open_error(str(path))
     assert error.reason.startswith("permission denied ("), error.reason
     assert not path.exists()
+
+
+def test_a_file_of_a_newer_storage_format_is_refused_not_misread(tmp_path):
+    import sqlite3
+
+    from dynabase.engine.storage import FORMAT
+
+    path = str(tmp_path / "newer.db")
+    client = dynabase.connect(path)
+    client.create_table(
+        TableName="things",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.put_item(TableName="things", Item={"pk": {"S": "a"}})
+    client.close()
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT value FROM dynabase_meta WHERE name = 'format'").fetchone() == (
+            str(FORMAT),
+        )
+        raw.execute("UPDATE dynabase_meta SET value = ? WHERE name = 'format'", (str(FORMAT + 1),))
+    raw.close()
+    error = _open_error(path)
+    assert error.reason == (
+        f"it was written by a newer dynabase (storage format {FORMAT + 1}; this version reads formats up to "
+        f"{FORMAT}): upgrade dynabase to open it"
+    )
+    with sqlite3.connect(path) as raw:  # refused without writing anything
+        assert raw.execute("SELECT value FROM dynabase_meta").fetchone() == (str(FORMAT + 1),)
+    raw.close()

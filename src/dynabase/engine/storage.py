@@ -3,6 +3,7 @@
 Layout (keys as order-preserving byte strings from :func:`dynabase.types.encode_key`):
 
 - ``dynabase_tables(name, id, description)``: the catalog, one row per DynamoDB table (description is JSON).
+- ``dynabase_meta(name, value)``: ``format``, the storage format (:data:`FORMAT`; a newer file is refused).
 - ``t<id>``: the items of a table, a view joining its three tables (every statement that reads names it):
 
   - ``"t<id> keys"(h, pk, sk, id)``, WITHOUT ROWID, primary key ``(h, pk, sk)``: ``h`` is a 32-bit hash of the
@@ -63,7 +64,13 @@ CREATE TABLE IF NOT EXISTS dynabase_tables (
     id INTEGER NOT NULL UNIQUE,
     description TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS dynabase_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+
+#: the storage format this version writes (and the newest it reads), kept in ``dynabase_meta`` as ``format``:
+#: 3 added short bodies (:data:`SHORT`), which earlier versions cannot read. Files without the row are of an
+#: earlier format and are brought to this one on open; a file of a newer format is refused, never misread.
+FORMAT = 3
 
 
 def create_item_table(conn: Any, name: str) -> None:
@@ -443,8 +450,13 @@ class Storage:
             #: bytes per part of a long item body (:func:`store_body`)
             self.part_size = part_size(self.conn.execute("PRAGMA page_size").fetchone()[0])
             with self.write():
-                self.conn.execute(SCHEMA)
+                for statement in SCHEMA.split(";")[:-1]:  # in this transaction (executescript commits)
+                    self.conn.execute(statement)
+                _check_format(path, self.conn)
                 upgrade_item_tables(self.conn)
+        except StorageError:
+            self.conn.close()
+            raise
         except sqlite3.Error as error:  # not a database, read-only, ...
             self.conn.close()
             raise StorageError(path, _open_failure(path, error)) from error
@@ -487,6 +499,22 @@ class Storage:
     def close(self) -> None:
         with self.lock:
             self.conn.close()
+
+
+def _check_format(path: str, conn: sqlite3.Connection) -> None:
+    """Refuse a file written by a newer dynabase (its items could be misread); stamp older ones as current."""
+    row = conn.execute("SELECT value FROM dynabase_meta WHERE name = 'format'").fetchone()
+    found = int(row[0]) if row and str(row[0]).isdigit() else None
+    if found is not None and found > FORMAT:
+        raise StorageError(
+            path,
+            f"it was written by a newer dynabase (storage format {found}; this version reads formats up to "
+            f"{FORMAT}): upgrade dynabase to open it",
+        )
+    if found != FORMAT:
+        conn.execute(
+            "INSERT OR REPLACE INTO dynabase_meta (name, value) VALUES ('format', ?)", (str(FORMAT),)
+        )
 
 
 def _open_failure(path: str, error: sqlite3.Error) -> str:
