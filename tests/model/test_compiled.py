@@ -378,3 +378,63 @@ def test_an_update_shape_makes_its_expression_once_and_values_keep_their_sharing
         assert fast == general, props
     assert _stored(client, "fast") == _stored(client, "general")
     assert len(made) == 4
+
+
+def test_get_by_key_builds_the_key_of_the_general_pipeline() -> None:
+    """``get``'s generated key builder (templates inlined) finds what the general pipeline finds, for every key
+    shape: given or made keys, padded ints, strings, floats and Decimals (the full renderer), a template that
+    reads the type field, number keys, and values it cannot take (the general path's result or error)."""
+    schema = {
+        "format": "onetable:1.1.0",
+        "version": "0.0.1",
+        "indexes": {"primary": {"hash": "pk", "sort": "sk"}},
+        "models": {
+            "Typed": {
+                "pk": {"type": "string", "value": "${_type}#${group}"},
+                "sk": {"type": "string", "value": "n#${seq:4}#${tag:3:_}"},
+                "group": {"type": "string"},
+                "seq": {"type": "number"},
+                "tag": {"type": "string"},
+            },
+            "Literal": {"pk": {"type": "string", "value": "all"}, "sk": {"type": "string"}},
+        },
+    }
+    client = dynabase.connect(":memory:")
+    tables = [Table(name, client, schema) for name in ("fast", "general")]
+    for table in tables:
+        table.create_table()
+    tables[1].model("Typed")._key_fields = tables[1].model("Literal")._key_fields = None
+    assert tables[0].model("Typed")._key_fields is not None
+    for table in tables:
+        typed = table.model("Typed")
+        for group, seq, tag in [("g", 7, "a"), ("g", 12345, "abcd"), ("g", 2.5, "b"), ("h", Decimal(3), "c")]:
+            typed.create({"group": group, "seq": seq, "tag": tag})
+        table.model("Literal").create({"sk": "x"})
+    gets = [
+        ("Typed", {"group": "g", "seq": 7, "tag": "a"}),
+        ("Typed", {"group": "g", "seq": "7", "tag": "a"}),  # a str pads as an int does
+        ("Typed", {"group": "g", "seq": "0007", "tag": "a"}),
+        ("Typed", {"group": "g", "seq": 12345, "tag": "abcd"}),
+        ("Typed", {"group": "g", "seq": 2.5, "tag": "b"}),
+        ("Typed", {"group": "g", "seq": 7.0, "tag": "a"}),
+        ("Typed", {"group": "h", "seq": Decimal(3), "tag": "c"}),
+        ("Typed", {"group": "g", "seq": True, "tag": "a"}),
+        ("Typed", {"group": "g", "seq": 8, "tag": "a"}),  # no such item
+        ("Typed", {"pk": "Typed#g", "sk": "n#0007#__a"}),  # the keys given
+        ("Typed", {"pk": "Typed#g", "seq": 7, "tag": "a"}),
+        ("Typed", {"group": "g", "tag": "a"}),  # no sort key: a query for at most one item
+        ("Typed", {"group": "g", "seq": {"x": 1}, "tag": "a"}),
+        ("Typed", {"group": None, "seq": 7, "tag": "a"}),
+        ("Typed", {"pk": 5, "sk": "n#0007#__a"}),
+        ("Literal", {"sk": "x"}),
+        ("Literal", {"sk": "y"}),
+    ]
+    for name, props in gets:
+        fast, general = _both(tables, name, "get", props)
+        assert fast == general, props
+    assert tables[0].model("Typed").get(gets[0][1]) == {"group": "g", "seq": 7, "tag": "a"}
+    assert tables[0].model("Typed")._fast_key({"group": "g", "seq": 7, "tag": "a"}) == {
+        "pk": {"S": "Typed#g"},
+        "sk": {"S": "n#0007#__a"},
+    }
+    client.close()

@@ -315,9 +315,10 @@ class Table:
         except Exception as error:
             if params.get("throw") is False:
                 return None
-            raise self._error(model, op, error) from error
+            raise self.call_error(model, op, error) from error
 
-    def _error(self, model: str, op: str, error: Exception) -> OneTableError:
+    def call_error(self, model: str, op: str, error: Exception) -> OneTableError:
+        """The error a failed client call of ``op`` on ``model`` raises (the client's error in ``.error``)."""
         response = getattr(error, "response", None)
         if not isinstance(response, Mapping):
             if isinstance(error, OneTableError):
@@ -444,7 +445,7 @@ class Table:
         try:
             result = self.client.create_table(**definition)
         except Exception as error:
-            raise self._error(self.name, "createTable", error) from error
+            raise self.call_error(self.name, "createTable", error) from error
         if wait:
             deadline = time.monotonic() + wait
             while True:
@@ -476,13 +477,13 @@ class Table:
         try:
             self.client.delete_table(TableName=self.name)
         except Exception as error:
-            raise self._error(self.name, "deleteTable", error) from error
+            raise self.call_error(self.name, "deleteTable", error) from error
 
     def describe_table(self) -> dict[str, Any]:
         try:
             return self.client.describe_table(TableName=self.name)
         except Exception as error:
-            raise self._error(self.name, "describeTable", error) from error
+            raise self.call_error(self.name, "describeTable", error) from error
 
     def exists(self) -> bool:
         try:
@@ -492,7 +493,7 @@ class Table:
             response = getattr(error, "response", None) or {}
             if (response.get("Error") or {}).get("Code") == "ResourceNotFoundException":
                 return False
-            raise self._error(self.name, "describeTable", error) from error
+            raise self.call_error(self.name, "describeTable", error) from error
 
     # == model conveniences (OneTable's Table.create/get/... by model name) =======================================
 
