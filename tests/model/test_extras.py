@@ -133,3 +133,17 @@ def test_decoder_gives_the_same_numbers_at_every_depth(numbers):
     for out in (decoder.decode_item(item), decoder.decode_items([item])[0], decoder.decode({"M": item})):
         for got in ([out[f"n{i}"] for i in range(len(texts))], list(out["map"].values()), out["list"]):
             assert [(type(v), v) for v in got] == [(type(v), v) for v in want]
+
+
+def test_decoder_items_match_boto3_for_every_type_at_every_depth():
+    """``decode_item`` reads maps and lists one level down inline: every type at the top of an item, in a map
+    and in a list gives boto3's value (``decimal``) and equal values (``auto``)."""
+    item = {f"a{i}": av for i, av in enumerate(SAMPLES)}
+    item["map"] = {"M": dict(item)}
+    item["list"] = {"L": list(SAMPLES)}
+    deserialize = TypeDeserializer().deserialize
+    reference = {name: deserialize(av) for name, av in item.items()}
+    for numbers in ("decimal", "auto"):
+        decoder = Decoder(numbers)
+        for got in (decoder.decode_item(item), decoder.decode_items([item])[0]):
+            assert got == reference

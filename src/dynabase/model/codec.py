@@ -92,16 +92,33 @@ class Decoder:
                 raise ValueError("empty AttributeValue")
             raise ValueError(f"unknown AttributeValue type {next(iter(av))!r}")
 
+        # an item's values with the commonest types read inline, maps and lists one level down too: a call of
+        # ``decode`` only for the rarer types and deeper values
         def decode_item(item: dict[str, AttributeValue]) -> dict[str, Any]:
             out = {}
             for name, av in item.items():
                 if "S" in av:
                     out[name] = av["S"]
-                elif auto and "N" in av:
+                elif "N" in av:
                     text = av["N"]
-                    out[name] = (
-                        int(text) if text.isdecimal() else fraction(text) if "." in text else number(text)
-                    )
+                    if auto:
+                        out[name] = (
+                            int(text) if text.isdecimal() else fraction(text) if "." in text else number(text)
+                        )
+                    else:
+                        out[name] = number(text)
+                elif "BOOL" in av:
+                    out[name] = av["BOOL"]
+                elif "M" in av:
+                    sub = {}
+                    for key, v in av["M"].items():
+                        sub[key] = v["S"] if "S" in v else decode(v)
+                    out[name] = sub
+                elif "L" in av:
+                    values = []
+                    for v in av["L"]:
+                        values.append(v["S"] if "S" in v else decode(v))
+                    out[name] = values
                 else:
                     out[name] = decode(av)
             return out
