@@ -13,7 +13,7 @@ the two on every call shape).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -119,6 +119,8 @@ class CompiledPaths(ModelBase):
         self._update_keys = {name: att for name, att in keyed.items() if fields[name].is_indexed}
         self._update_skip = frozenset({*keyed, self.type_field})
         self._update_templates: dict[tuple, tuple[dict[str, str], str]] = {}
+        #: each op's record maker (a put's also encodes its item)
+        self._stored = {op: self._compile_stored(op, op == "put") for op in ("put", "update", "find")}
         self._compiled = True
 
     def _run_built(self, built: Built) -> Any:
@@ -233,37 +235,70 @@ class CompiledPaths(ModelBase):
                     return False
         return True
 
-    def _stored(self, op: str, props: dict[str, Any], item: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The record: the model's fields in order, in their stored forms; with ``item``, also encoded into it
-        (attribute -> AttributeValue) in the same pass."""
-        rec = {}
-        write = self._write_value
-        type_field = self.type_field if op == "find" else None
-        for name, att, f, stored in self._order:
-            if name in props and name != type_field:
-                value = props[name]
-                kind = type(value)
-                if kind in stored:
-                    pass
-                elif kind is _NESTED.get(f.type):  # a copy already (_fill): only its dates to convert
-                    value = self._nested_write(f, value)
-                elif not (op == "find" and kind is dict):
-                    value = write(op, "", f, value, props, _NO_PARAMS)
-                rec[name] = value
-                if item is not None:
-                    item[att] = {"S": value} if type(value) is str else encode(value)
-        return rec
+    def _compile_stored(self, op: str, encoding: bool) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+        """``stored(props, item)`` for ``op``: straight-line code, one block per field in order, that keeps a
+        value of a type the field stores as it is, converts the rest (``_nested_write`` for a dict or list of an
+        object or array field, ``_write_value`` for others; a find keeps sort-key operator dicts and leaves the
+        type field out) and, when ``encoding``, puts its AttributeValue into ``item``."""
+        lines = ["def stored(props, item):", "    rec = {}"]
+        namespace: dict[str, Any] = {
+            "encode": encode,
+            "write": self._write_value,
+            "nested": self._nested_write,
+            "NO_PARAMS": _NO_PARAMS,
+            "Decimal": Decimal,
+        }
+        find = op == "find"
+        for i, (name, att, f, kinds) in enumerate(self._order):
+            if find and name == self.type_field:
+                continue
+            namespace[f"F{i}"] = f
+            store = [f"    rec[{name!r}] = v"]
+            if encoding:
+                store.append(f"    item[{att!r}] = {{'S': v}} if type(v) is str else encode(v)")
+            lines += [f"    if {name!r} in props:", f"        v = props[{name!r}]", "        t = type(v)"]
+            if kinds:  # the types stored as they are: the commonest encodings inlined
+                lines.append(f"        if {' or '.join(f't is {k.__name__}' for k in kinds)}:")
+                if encoding and kinds == (str,):
+                    lines += [f"            rec[{name!r}] = v", f"            item[{att!r}] = {{'S': v}}"]
+                elif encoding and kinds == (bool,):
+                    lines += [f"            rec[{name!r}] = v", f"            item[{att!r}] = {{'BOOL': v}}"]
+                else:
+                    lines += ["        " + line for line in store]
+                lines.append("        else:")
+            else:
+                lines.append("        if True:")
+            nested = _NESTED.get(f.type)
+            branches = [(f"t is {nested.__name__}", f"v = nested(F{i}, v)")] if nested is not None else []
+            if find:  # sort-key operators ({"begins": ...}) stay as they are
+                branches.append(("t is dict", "pass"))
+            convert = [f"v = write({op!r}, '', F{i}, v, props, NO_PARAMS)"]
+            if branches:  # a nested value is a copy already (_fill): only its dates to convert
+                convert = [
+                    *(
+                        line
+                        for j, (test, then) in enumerate(branches)
+                        for line in (f"{'el' if j else ''}if {test}:", "    " + then)
+                    ),
+                    "else:",
+                    "    " + convert[0],
+                ]
+            lines += ["            " + line for line in convert]
+            lines += ["        " + line for line in store]
+        lines.append("    return rec")
+        exec("\n".join(lines), namespace)  # noqa: S102
+        return namespace["stored"]
 
     def _record(
         self, op: str, properties: Mapping[str, Any], item: dict[str, Any] | None = None
     ) -> dict[str, Any] | None:
-        """The record of the request (stored forms, in field order; ``item`` filled as :meth:`_stored` does), or
+        """The record of the request (stored forms, in field order; ``item`` filled for a put), or
         None for the general path."""
         find = op == "find"
         props = self._fill(op, properties, self._find_templates if find else self._templates)
         if props is None or (not find and not self._valid(props, op == "put")):
             return None
-        rec = self._stored(op, props, item)
+        rec = self._stored[op](props, item)
         return rec if rec.get(self._hash_name) is not None else None
 
     def _build_put(self, properties: Mapping[str, Any], params: Mapping[str, Any]) -> Built | None:
