@@ -438,3 +438,24 @@ def test_get_by_key_builds_the_key_of_the_general_pipeline() -> None:
         "sk": {"S": "n#0007#__a"},
     }
     client.close()
+
+
+def test_writes_neither_change_nor_share_the_callers_containers(pair: Any) -> None:
+    """create / update copy the containers they are given (the dates inside go to their stored form in the
+    copy): the caller's dicts and lists stay as they were, and the result does not share them."""
+    _, tables = pair
+    for table in tables:
+        thing = table.model("Thing")
+        prefs = {"theme": "light", "at": NOW, "deep": {"when": NOW, "list": [NOW, {"x": NOW}]}}
+        history = [1, {"at": NOW}, [NOW]]
+        props = {"group": "g", "seq": 1, "prefs": prefs, "history": history}
+        snapshot = repr(props)
+        made = thing.create(props)
+        assert repr(props) == snapshot and props["prefs"] is prefs
+        assert made["prefs"] is not prefs and made["prefs"]["deep"] is not prefs["deep"]
+        assert made["history"] is not history and made["history"][1] is not history[1]
+        changed = thing.update({"group": "g", "seq": 1, "kind": "a", "prefs": prefs, "history": history})
+        assert repr(props) == snapshot
+        assert changed["prefs"] is not prefs and changed["history"] is not history
+        got = thing.get({"group": "g", "seq": 1, "kind": "a"})
+        assert got["prefs"]["deep"]["when"] == NOW.strftime("%Y-%m-%dT%H:%M:%S.") + "678Z"

@@ -25,7 +25,7 @@ from .expression import _and
 from .paging import Page
 from .request import SANITY_PAGES
 from .spec import MISSING, FieldSpec
-from .values import clone, js_str
+from .values import js_str
 from .where import NEEDS_EXPANSION, Placeholders
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -43,7 +43,6 @@ _STORED_AS: dict[str, tuple[type, ...]] = {
 }
 _FIND_VALUES = (str, int, Decimal, bool, float)
 _EMPTIES = (set, frozenset, list, tuple)
-_CONTAINERS = (dict, list)
 _NESTED = {"object": dict, "array": list}
 _NO_PARAMS: dict[str, Any] = {}
 #: how many update shapes a model keeps the made expression of
@@ -185,7 +184,7 @@ class CompiledPaths(ModelBase):
     def _fill(self, op: str, properties: Mapping[str, Any], templates: list[FieldSpec]) -> dict | None:
         """Properties copied, with timestamps, type, defaults (put) and value templates; None when the general
         path must run (a template that fails, a None or an empty collection to drop)."""
-        props = {k: clone(v) if type(v) in _CONTAINERS else v for k, v in properties.items()}
+        props = dict(properties)  # the containers of the fields are copied by their _nested_write
         stamps = self.timestamps
         if stamps and op != "find":
             now = datetime.now(timezone.utc)
@@ -273,7 +272,7 @@ class CompiledPaths(ModelBase):
             if find:  # sort-key operators ({"begins": ...}) stay as they are
                 branches.append(("t is dict", "pass"))
             convert = [f"v = write({op!r}, '', F{i}, v, props, NO_PARAMS)"]
-            if branches:  # a nested value is a copy already (_fill): only its dates to convert
+            if branches:
                 convert = [
                     *(
                         line
