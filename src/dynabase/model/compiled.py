@@ -24,7 +24,8 @@ from .codec import encode
 from .expression import _and
 from .paging import Page
 from .request import SANITY_PAGES
-from .spec import MISSING, FieldSpec
+from .spec import MISSING
+from .templates import inline_render
 from .values import js_str
 from .where import NEEDS_EXPANSION, Placeholders
 
@@ -47,6 +48,11 @@ _NESTED = {"object": dict, "array": list}
 _NO_PARAMS: dict[str, Any] = {}
 #: how many update shapes a model keeps the made expression of
 _TEMPLATES = 256
+
+
+def _now() -> datetime:
+    """The time a write stamps (read at every call: tests freeze this module's ``datetime``)."""
+    return datetime.now(timezone.utc)
 
 
 class Built:
@@ -120,6 +126,7 @@ class CompiledPaths(ModelBase):
         self._update_templates: dict[tuple, tuple[dict[str, str], str]] = {}
         #: each op's record maker (a put's also encodes its item)
         self._stored = {op: self._compile_stored(op, op == "put") for op in ("put", "update", "find")}
+        self._fills = {op: self._compile_fill(op) for op in ("put", "update", "find")}
         self._compiled = True
 
     def _run_built(self, built: Built) -> Any:
@@ -181,58 +188,88 @@ class CompiledPaths(ModelBase):
 
     # -- building ---------------------------------------------------------------------------------------------
 
-    def _fill(self, op: str, properties: Mapping[str, Any], templates: list[FieldSpec]) -> dict | None:
-        """Properties copied, with timestamps, type, defaults (put) and value templates; None when the general
-        path must run (a template that fails, a None or an empty collection to drop)."""
-        props = dict(properties)  # the containers of the fields are copied by their _nested_write
+    def _compile_fill(self, op: str) -> Callable[[Mapping[str, Any]], dict[str, Any] | None]:
+        """``fill(properties)`` for ``op``: straight-line code that copies the properties and adds timestamps,
+        the type, defaults (put) and value templates (simple ones inlined), then checks ``validate`` / ``enum``
+        / ``required`` (put, update); None when the general path must run (a template that fails, a None or an
+        empty collection to drop, a value it would reject)."""
+        namespace: dict[str, Any] = {
+            "model": self,
+            "now": _now,
+            "ids": ids,
+            "EMPTIES": _EMPTIES,
+            "js_str": js_str,
+        }
+        lines = [
+            "def fill(properties):",
+            "    props = dict(properties)  # field containers: copied by stored",
+        ]
         stamps = self.timestamps
         if stamps and op != "find":
-            now = datetime.now(timezone.utc)
+            lines.append("    stamp = now()")
             if op == "put" and (stamps is True or stamps == "create"):
-                props[self.created_field] = now
+                lines.append(f"    props[{self.created_field!r}] = stamp")
             if stamps is True or stamps == "update":
-                props[self.updated_field] = now
-        props[self.type_field] = self.name
+                lines.append(f"    props[{self.updated_field!r}] = stamp")
+        lines.append(f"    props[{self.type_field!r}] = {self.name!r}")
+        for i, f in enumerate(self.fields.values()):
+            namespace[f"F{i}"] = f
+        index = {f.name: i for i, f in enumerate(self.fields.values())}
         if op == "put":
             for f in self._defaults:
-                if f.name not in props:
-                    props[f.name] = (
-                        f.default_value()
-                        if f.default is not MISSING
-                        else ids.generate(f.generate, self.table.generate)
-                    )
-        sort = self.primary.sort
-        for f in templates:
-            if f.name not in props:
-                try:
-                    value = f.template.renderer(props, f.iso_dates)
-                    if value is None and op == "find" and f.attribute[0] == sort:
-                        prefix = f.template.prefix(props, iso_dates=f.iso_dates)
-                        value = {"begins": prefix} if prefix else None
-                except ValueError:
-                    return None
-                if value is not None:
-                    props[f.name] = value
-        for value in props.values():
-            if value is None or (not value and type(value) in _EMPTIES):
-                return None
-        return props
-
-    def _valid(self, props: dict[str, Any], put: bool) -> bool:
-        for f in self._checked:
-            if f.name in props:
-                value = props[f.name]
-                if f.validate is not None and not f.validate.search(
-                    value if isinstance(value, str) else js_str(value)
-                ):
-                    return False
-                if f.enum is not None and value not in f.enum:
-                    return False
-        if put:
-            for f in self._required:
-                if f.name not in props:
-                    return False
-        return True
+                made = (
+                    f"F{index[f.name]}.default_value()"
+                    if f.default is not MISSING
+                    else f"ids.generate(F{index[f.name]}.generate, model.table.generate)"
+                )
+                lines += [f"    if {f.name!r} not in props:", f"        props[{f.name!r}] = {made}"]
+        find = op == "find"
+        for f in self._find_templates if find else self._templates:
+            i = index[f.name]
+            namespace[f"render{i}"] = f.template.renderer
+            general = f"render{i}(props, {f.iso_dates!r})"
+            lines += [
+                f"    if {f.name!r} not in props:",
+                "        try:",
+                *(
+                    inline_render(f.template.parts, "props", "v", general, "            ")
+                    if getattr(f.template, "simple", False)
+                    else [f"            v = {general}"]
+                ),
+            ]
+            if find and f.attribute[0] == self.primary.sort:
+                lines += [
+                    "            if v is None:",
+                    f"                prefix = F{i}.template.prefix(props, iso_dates={f.iso_dates!r})",
+                    '                v = {"begins": prefix} if prefix else None',
+                ]
+            lines += [
+                "        except ValueError:",
+                "            return None",
+                "        if v is not None:",
+                f"            props[{f.name!r}] = v",
+            ]
+        lines += [
+            "    for value in props.values():",
+            "        if value is None or (not value and type(value) in EMPTIES):",
+            "            return None",
+        ]
+        if not find:
+            for f in self._checked:
+                i = index[f.name]
+                lines += [f"    if {f.name!r} in props:", f"        value = props[{f.name!r}]"]
+                if f.validate is not None:
+                    lines += [
+                        f"        if not F{i}.validate.search(value if isinstance(value, str) else js_str(value)):",
+                        "            return None",
+                    ]
+                if f.enum is not None:
+                    lines += [f"        if value not in F{i}.enum:", "            return None"]
+            if op == "put":
+                lines += [f"    if {f.name!r} not in props:\n        return None" for f in self._required]
+        lines.append("    return props")
+        exec("\n".join(lines), namespace)  # noqa: S102
+        return namespace["fill"]
 
     def _compile_stored(self, op: str, encoding: bool) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
         """``stored(props, item)`` for ``op``: straight-line code, one block per field in order, that keeps a
@@ -293,9 +330,8 @@ class CompiledPaths(ModelBase):
     ) -> dict[str, Any] | None:
         """The record of the request (stored forms, in field order; ``item`` filled for a put), or
         None for the general path."""
-        find = op == "find"
-        props = self._fill(op, properties, self._find_templates if find else self._templates)
-        if props is None or (not find and not self._valid(props, op == "put")):
+        props = self._fills[op](properties)
+        if props is None:
             return None
         rec = self._stored[op](props, item)
         return rec if rec.get(self._hash_name) is not None else None
