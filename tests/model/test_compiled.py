@@ -459,3 +459,49 @@ def test_writes_neither_change_nor_share_the_callers_containers(pair: Any) -> No
         assert changed["prefs"] is not prefs and changed["history"] is not history
         got = thing.get({"group": "g", "seq": 1, "kind": "a"})
         assert got["prefs"]["deep"]["when"] == NOW.strftime("%Y-%m-%dT%H:%M:%S.") + "678Z"
+
+
+class _NoReadQuery:
+    """A client without the embedded client's ``read_query`` (as boto3's and the lean clients)."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "read_query":
+            raise AttributeError(name)
+        return getattr(self._client, name)
+
+
+def test_find_reads_items_as_the_engine_makes_them_with_the_results_of_page_reading(pair: Any) -> None:
+    """On the embedded client a compiled find reads each item as the engine makes it (``read_query``); the
+    results are those of reading the page after (a client without ``read_query``) and of the general path:
+    items of other models, a unique field's sentinel (no result), paging with ``limit``, filters."""
+    client, tables = pair
+    for table in tables:
+        for props in THINGS:
+            table.model("Thing").create(props)
+        table.model("Simple").create({"pk": "thing#g1", "sk": "thing#zz", "name": "other", "n": 2})
+        client.put_item(
+            TableName=table.name,
+            Item={"pk": {"S": "thing#g1"}, "sk": {"S": "thing#zzz"}, "_type": {"S": "_Unique"}},
+        )
+    page_reading = Table("fast", _NoReadQuery(client), SCHEMA, generate=lambda: "generated")
+    fast, general = tables[0].model("Thing"), tables[1].model("Thing")
+    seen: list[Any] = []
+    real = client.read_query
+    client.read_query = lambda reader, **cmd: seen.append(cmd) or real(reader, **cmd)  # type: ignore[method-assign]
+    for props, params in [
+        ({"pk": "thing#g1"}, {}),
+        ({"group": "g1"}, {"limit": 2}),
+        ({"group": "g1"}, {"limit": 1, "reverse": True}),
+        ({"group": "g2", "label": "x"}, {}),
+        ({"group": "nothing"}, {}),
+    ]:
+        want = general.find(dict(props), **params)
+        for reading in (fast, page_reading.model("Thing")):
+            got = reading.find(dict(props), **params)
+            assert got == want, (props, params)
+            assert (got.next, got.prev, got.count) == (want.next, want.prev, want.count)
+    assert len(seen) >= 5 and fast._build_find({"pk": "thing#g1"}, {}) is not None
+    assert [item.get("name") for item in fast.find({"pk": "thing#g1"})] == [None, None, None, "other"]

@@ -7,6 +7,7 @@ Method names, parameters, responses, paginators, waiters and exceptions are boto
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from datetime import datetime, timezone
 from functools import cache
 from typing import Any
@@ -17,6 +18,7 @@ from botocore.paginate import Paginator
 from botocore.validate import ParamValidator
 
 from ..engine import Engine, capture
+from ..engine.query import ITEM_READER
 from ..engine.validation import DATA_PLANE
 from ..errors import DynamoDBError, client_exceptions, to_client_error
 
@@ -201,6 +203,16 @@ class EmbeddedClient(BotoConveniences):
 
     def _validate(self, operation: str, params: dict) -> None:
         validate_params(self._service, operation, params)
+
+    def read_query(self, reader: Callable[[dict], Any], **kwargs: Any) -> dict:
+        """``query(**kwargs)`` whose ``Items`` are ``reader(item)`` of each item, called as the engine makes the
+        item (an internal, optional capability: the entity layer's compiled readers use it when a client has it;
+        the response is otherwise ``query``'s own)."""
+        token = ITEM_READER.set(reader)
+        try:
+            return self.query(**kwargs)
+        finally:
+            ITEM_READER.reset(token)
 
     # -- dynabase extensions: change capture for sync (see dynabase.engine.capture and docs/sync.md) -----------
 

@@ -23,6 +23,7 @@ from .base import ModelBase
 from .codec import encode
 from .expression import _and
 from .paging import Page
+from .read import SKIP
 from .request import SANITY_PAGES
 from .spec import MISSING
 from .templates import inline_render
@@ -150,12 +151,17 @@ class CompiledPaths(ModelBase):
         return self._run_find(built)
 
     def _run_find(self, built: Built) -> Page:
-        """A compiled query, paged as the general run pages it (``limit``, the sanity bound on pages)."""
+        """A compiled query, paged as the general run pages it (``limit``, the sanity bound on pages).  A client
+        with ``read_query`` (the embedded one) hands each item to the model's reader as the engine makes it;
+        another's pages of AttributeValue items are read after."""
         p, cmd, table = built.params, built.cmd, self.table
-        raw: list[dict[str, Any]] = []
+        reader = skipped = None
+        if hasattr(p.get("client") or table.client, "read_query"):
+            reader, skipped = self._item_reader("find", p)  # type: ignore[attr-defined]
+        raw: list[Any] = []
         pages = 0
         while True:
-            result = table.execute(self.name, "find", "query", cmd, p)
+            result = table.execute(self.name, "find", "query", cmd, p, reader)
             if result is None:  # throw=False swallowed an error
                 return Page()
             last_key = result.get("LastEvaluatedKey")
@@ -169,7 +175,10 @@ class CompiledPaths(ModelBase):
             pages += 1
             if not last_key or pages >= SANITY_PAGES:
                 break
-        page = Page(self._read_raw_items("find", raw, p))  # type: ignore[attr-defined]
+        if reader is None:
+            page = Page(self._read_raw_items("find", raw, p))  # type: ignore[attr-defined]
+        else:
+            page = Page([item for item in raw if item is not SKIP] if skipped else raw)
         if last_key:
             page.next = table.decoder.decode_item(last_key)
         table.log("info" if p.get("log") else "data", f'OneTable result for "find" "{self.name}"', items=page)
