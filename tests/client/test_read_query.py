@@ -46,3 +46,27 @@ def test_read_query_is_query_with_each_item_read() -> None:
         client.read_query(lambda item: 1 / 0, TableName="missing", **requests[0])
     assert client.query(TableName="rows", **requests[0])["Items"][0]["pk"] == {"S": "p"}
     client.close()
+
+
+def test_what_the_reader_raises_reaches_the_caller_as_it_is() -> None:
+    """A reader's error is the caller's, not an engine failure (no InternalFailure, nothing logged as one)."""
+    client = dynabase.connect(":memory:")
+    client.create_table(
+        TableName="rows",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.put_item(TableName="rows", Item={"pk": {"S": "p"}})
+
+    class Odd(Exception):
+        pass
+
+    def reader(item: dict) -> None:
+        raise Odd(item["pk"]["S"])
+
+    request = {"KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"S": "p"}}}
+    with pytest.raises(Odd, match="p"):
+        client.read_query(reader, TableName="rows", **request)
+    assert client.query(TableName="rows", **request)["Items"] == [{"pk": {"S": "p"}}]
+    client.close()

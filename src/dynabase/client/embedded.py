@@ -18,7 +18,7 @@ from botocore.paginate import Paginator
 from botocore.validate import ParamValidator
 
 from ..engine import Engine, capture
-from ..engine.query import ITEM_READER
+from ..engine.query import ITEM_READER, ReaderError
 from ..engine.validation import DATA_PLANE
 from ..errors import DynamoDBError, client_exceptions, to_client_error
 
@@ -211,6 +211,8 @@ class EmbeddedClient(BotoConveniences):
         token = ITEM_READER.set(reader)
         try:
             return self.query(**kwargs)
+        except ReaderError as error:  # what the reader raised, as it raised it
+            raise error.error from None
         finally:
             ITEM_READER.reset(token)
 

@@ -35,6 +35,17 @@ PAGE_BYTES = 1024 * 1024
 #: hold ``reader(item)`` of each item instead of the item: an entity layer reads each one as it is made, while
 #: it is still in the CPU's caches, and no page of AttributeValue items is kept. Everything else is unchanged.
 ITEM_READER: ContextVar[Callable[[dict], Any] | None] = ContextVar("ITEM_READER", default=None)
+
+
+class ReaderError(Exception):
+    """What ``ITEM_READER`` raised (``error``): :meth:`Engine.call` passes it on as it is, not as a failure of
+    the engine's own, and the client raises ``error`` itself."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(error)
+        self.error = error
+
+
 _FETCH = 256
 _HASH_SPACE = 1 << 32
 
@@ -222,7 +233,10 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
                     count += 1
                     if select != "COUNT":
                         shown = projection.apply(visible) if projection is not None else visible
-                        items.append(shown if reader is None else reader(shown))
+                        try:
+                            items.append(shown if reader is None else reader(shown))
+                        except Exception as error:  # the reader's own: not the engine's failure
+                            raise ReaderError(error) from error
                 if (limit is not None and scanned >= limit) or total_size >= PAGE_BYTES:
                     if not (is_query and index is None and _at_range_end(cond, keys, item, forward)):
                         last = _last_key(table, index, item)
