@@ -294,42 +294,65 @@ class CompiledPaths(ModelBase):
             "Decimal": Decimal,
         }
         find = op == "find"
+        member = "{'S': x} if type(x) is str else encode(x)"
         for i, (name, att, f, kinds) in enumerate(self._order):
             if find and name == self.type_field:
                 continue
             namespace[f"F{i}"] = f
-            store = [f"    rec[{name!r}] = v"]
-            if encoding:
-                store.append(f"    item[{att!r}] = {{'S': v}} if type(v) is str else encode(v)")
-            lines += [f"    if {name!r} in props:", f"        v = props[{name!r}]", "        t = type(v)"]
-            if kinds:  # the types stored as they are: the commonest encodings inlined
-                lines.append(f"        if {' or '.join(f't is {k.__name__}' for k in kinds)}:")
-                if encoding and kinds == (str,):
-                    lines += [f"            rec[{name!r}] = v", f"            item[{att!r}] = {{'S': v}}"]
-                elif encoding and kinds == (bool,):
-                    lines += [f"            rec[{name!r}] = v", f"            item[{att!r}] = {{'BOOL': v}}"]
-                else:
-                    lines += ["        " + line for line in store]
-                lines.append("        else:")
-            else:
-                lines.append("        if True:")
-            nested = _NESTED.get(f.type)
-            branches = [(f"t is {nested.__name__}", f"v = nested(F{i}, v)")] if nested is not None else []
-            if find:  # sort-key operators ({"begins": ...}) stay as they are
-                branches.append(("t is dict", "pass"))
-            convert = [f"v = write({op!r}, '', F{i}, v, props, NO_PARAMS)"]
-            if branches:
-                convert = [
-                    *(
-                        line
-                        for j, (test, then) in enumerate(branches)
-                        for line in (f"{'el' if j else ''}if {test}:", "    " + then)
+            rec = f"rec[{name!r}] = v"
+            store = (
+                [rec, f"item[{att!r}] = {{'S': v}} if type(v) is str else encode(v)"] if encoding else [rec]
+            )
+            # (test, lines) in order, then the general conversion: the commonest types and encodings inlined
+            cases: list[tuple[str, list[str]]] = []
+            if encoding and kinds == (str,):
+                cases.append(("t is str", [rec, f"item[{att!r}] = {{'S': v}}"]))
+            elif encoding and kinds == (bool,):
+                cases.append(("t is bool", [rec, f"item[{att!r}] = {{'BOOL': v}}"]))
+            elif encoding and f.type == "number":  # ints, and finite floats with a fraction: their text
+                cases += [
+                    ("t is int", [rec, f"item[{att!r}] = {{'N': str(v)}}"]),
+                    (
+                        "t is float and v - v == 0 and not v.is_integer()",
+                        [rec, f"item[{att!r}] = {{'N': repr(v)}}"],
                     ),
-                    "else:",
-                    "    " + convert[0],
+                    ("t is float or t is Decimal", store),
                 ]
-            lines += ["            " + line for line in convert]
-            lines += ["        " + line for line in store]
+            elif kinds:  # the types stored as they are
+                cases.append((" or ".join(f"t is {k.__name__}" for k in kinds), store))
+            nested = _NESTED.get(f.type)
+            if (
+                nested is not None
+            ):  # a copy with its dates converted; its members encoded inline (encode's M / L)
+                walk = [f"v = nested(F{i}, v)"]
+                if not encoding:
+                    walk.append(rec)
+                elif nested is dict:
+                    walk += [
+                        "m = {}",
+                        "for k, x in v.items():",
+                        f"    m[k if type(k) is str else str(k)] = {member}",
+                    ]
+                    walk += [rec, f"item[{att!r}] = {{'M': m}}"]
+                else:
+                    walk += [
+                        "m = []",
+                        "for x in v:",
+                        f"    m.append({member})",
+                        rec,
+                        f"item[{att!r}] = {{'L': m}}",
+                    ]
+                cases.append((f"t is {nested.__name__}", walk))
+            if find:  # sort-key operators ({"begins": ...}) stay as they are
+                cases.append(("t is dict", store))
+            lines += [f"    if {name!r} in props:", f"        v = props[{name!r}]", "        t = type(v)"]
+            for j, (test, then) in enumerate(cases):
+                lines += [f"        {'el' if j else ''}if {test}:", *("            " + line for line in then)]
+            general = [f"v = write({op!r}, '', F{i}, v, props, NO_PARAMS)", *store]
+            if cases:
+                lines += ["        else:", *("            " + line for line in general)]
+            else:
+                lines += ["        " + line for line in general]
         lines.append("    return rec")
         exec("\n".join(lines), namespace)  # noqa: S102
         return namespace["stored"]
