@@ -56,6 +56,20 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+def _token(value: Any, values: list[Any], shared: dict[tuple[type, Any], int]) -> int:
+    """The placeholder number of ``value`` among ``values`` (appended when new), shared as
+    :meth:`Placeholders.value` shares: non-empty strings and booleans."""
+    kind = type(value)
+    if (kind is str and value) or kind is bool:
+        token = shared.get((kind, value))
+        if token is None:
+            token = shared[(kind, value)] = len(values)
+            values.append(value)
+        return token
+    values.append(value)
+    return len(values) - 1
+
+
 class Built:
     """A request a compiled path built, in the shape :meth:`RequestPath._run` takes (an Expression's)."""
 
@@ -125,6 +139,16 @@ class CompiledPaths(ModelBase):
         self._update_keys = {name: att for name, att in keyed.items() if fields[name].is_indexed}
         self._update_skip = frozenset({*keyed, self.type_field})
         self._update_templates: dict[tuple, tuple[dict[str, str], str]] = {}
+        # find: each field's clause (the hash key's, the sort key's, a filter's or none) and the made templates
+        self._find_roles = {
+            name: ("sort" if att == primary.sort else "key")
+            if att in primary.keys
+            else "filter"
+            if fields[name].filter
+            else None
+            for name, att in ((name, f.attribute[0]) for name, f in fields.items())
+        }
+        self._find_shapes: dict[tuple, tuple[dict[str, str], str, str]] = {}
         #: each op's record maker (a put's also encodes its item)
         self._stored = {op: self._compile_stored(op, op == "put") for op in ("put", "update", "find")}
         self._fills = {op: self._compile_fill(op) for op in ("put", "update", "find")}
@@ -400,17 +424,8 @@ class CompiledPaths(ModelBase):
             if name in key_atts:
                 key[key_atts[name]] = value
             elif name not in skip:
-                kind = type(value)
-                if (kind is str and value) or kind is bool:
-                    token = shared.get((kind, value))  # type: ignore[arg-type]
-                    if token is None:
-                        token = shared[(kind, value)] = len(values)  # type: ignore[index]
-                        values.append(value)
-                else:
-                    token = len(values)
-                    values.append(value)
                 names.append(name)
-                tokens.append(token)
+                tokens.append(_token(value, values, shared))
         if not key or not names:
             return None
         shape = (*names, *tokens)
@@ -452,41 +467,66 @@ class CompiledPaths(ModelBase):
         rec = self._record("find", properties)
         if rec is None:
             return None
-        primary = self.primary
-        key_atts, sort = primary.keys, primary.sort
-        fields, targets = self.fields, self._targets
-        ph = Placeholders()
-        keys, filters = [], []
+        # the shape of the call: the key and filter clauses of the properties and which values share a
+        # placeholder; its ExpressionAttributeNames and expressions are made once
+        roles = self._find_roles
+        values: list[Any] = []
+        shared: dict[tuple[type, Any], int] = {}
+        shape: list[Any] = []
         for name, value in rec.items():
-            f = fields[name]
-            att = f.attribute[0]
-            if att in key_atts:
-                if att == sort and type(value) is dict:
-                    operand = value["begins"]
-                    keys.append(f"begins_with({ph.name(att)}, {ph.value(operand)})")
-                else:
-                    keys.append(f"{ph.name(att)} = {ph.value(value)}")
-            elif f.filter:
+            role = roles[name]
+            if role is None:
+                continue
+            if role == "filter":
                 if type(value) is str and NEEDS_EXPANSION.search(value):
                     return None
-                filters.append(f"{ph.name(targets[name])} = {ph.value(value)}")
+            elif role == "sort" and type(value) is dict:
+                value, role = value["begins"], "begins"
+            shape += (name, role, _token(value, values, shared))
+        key = tuple(shape)
+        template = self._find_shapes.get(key)
+        if template is None:
+            template = self._find_template(rec)
+            if len(self._find_shapes) < _TEMPLATES:
+                self._find_shapes[key] = template
+        names, key_condition, filter_expression = template
         try:
             cmd: dict[str, Any] = {
                 "TableName": self.table.name,
-                "ExpressionAttributeNames": ph.names,
-                "ExpressionAttributeValues": {k: encode(v) for k, v in ph.values.items()},
+                "ExpressionAttributeNames": dict(names),
+                "ExpressionAttributeValues": {
+                    f":_{i}": {"S": v} if type(v) is str else encode(v) for i, v in enumerate(values)
+                },
             }
         except (TypeError, ValueError):
             return None
-        if filters:
-            cmd["FilterExpression"] = _and(filters)
-        cmd["KeyConditionExpression"] = " and ".join(keys)
+        if filter_expression:
+            cmd["FilterExpression"] = filter_expression
+        cmd["KeyConditionExpression"] = key_condition
         cmd["ConsistentRead"] = bool(params.get("consistent"))
         if params.get("limit"):
             cmd["Limit"] = int(params["limit"])
         cmd["ScanIndexForward"] = not params.get("reverse")
         p = {"parse": True, "high": True, **params, "checked": True}
-        return Built("find", p, rec, primary, cmd)
+        return Built("find", p, rec, self.primary, cmd)
+
+    def _find_template(self, rec: dict[str, Any]) -> tuple[dict[str, str], str, str]:
+        """ExpressionAttributeNames, KeyConditionExpression and FilterExpression ("" for none) of a find with
+        the record ``rec`` (its values give the placeholders' sharing): the same for every call of its shape."""
+        roles, targets = self._find_roles, self._targets
+        ph = Placeholders()
+        keys, filters = [], []
+        for name, value in rec.items():
+            role = roles[name]
+            if role == "filter":
+                filters.append(f"{ph.name(targets[name])} = {ph.value(value)}")
+            elif role is not None:
+                att = self.fields[name].attribute[0]
+                if role == "sort" and type(value) is dict:
+                    keys.append(f"begins_with({ph.name(att)}, {ph.value(value['begins'])})")
+                else:
+                    keys.append(f"{ph.name(att)} = {ph.value(value)}")
+        return ph.names, " and ".join(keys), _and(filters) if filters else ""
 
 
 __all__ = ["FIND_PARAMS", "WRITE_PARAMS", "Built", "CompiledPaths"]
