@@ -147,3 +147,14 @@ def test_decoder_items_match_boto3_for_every_type_at_every_depth():
         decoder = Decoder(numbers)
         for got in (decoder.decode_item(item), decoder.decode_items([item])[0]):
             assert got == reference
+
+
+@pytest.mark.parametrize("numbers", ["auto", "decimal", "float"])
+def test_decoder_numbers_inside_maps_are_those_of_the_top_level(numbers):
+    """A map's integral numbers are read inline: the same value and type as ``Decoder.number`` gives."""
+    decoder = Decoder(numbers)
+    texts = ["0", "7", "-7", "10000000000000000000000000001", "2.5", "1E+3"]
+    got = decoder.decode_item({"m": {"M": {t: {"N": t} for t in texts}}})["m"]
+    assert [(type(v), v) for v in got.values()] == [
+        (type(decoder.number(t)), decoder.number(t)) for t in texts
+    ]

@@ -56,7 +56,8 @@ class Decoder:
         fraction: Callable[[str], Any] = float if numbers == "float" else Decimal
         self.fraction = fraction
 
-        auto = numbers != "decimal"
+        #: what ``number`` makes of a text of digits alone (inlined as ``fraction``)
+        whole: Callable[[str], Any] = Decimal if numbers == "decimal" else int
 
         # membership tests beat iterating the one-key dict; the commonest types first, strings and numbers
         # inline in maps and items (a call less per value)
@@ -65,9 +66,7 @@ class Decoder:
                 return av["S"]
             if "N" in av:
                 text = av["N"]
-                if auto:
-                    return int(text) if text.isdecimal() else fraction(text) if "." in text else number(text)
-                return number(text)
+                return whole(text) if text.isdecimal() else fraction(text) if "." in text else number(text)
             if "BOOL" in av:
                 return av["BOOL"]
             if "M" in av:
@@ -101,18 +100,20 @@ class Decoder:
                     out[name] = av["S"]
                 elif "N" in av:
                     text = av["N"]
-                    if auto:
-                        out[name] = (
-                            int(text) if text.isdecimal() else fraction(text) if "." in text else number(text)
-                        )
-                    else:
-                        out[name] = number(text)
+                    out[name] = (
+                        whole(text) if text.isdecimal() else fraction(text) if "." in text else number(text)
+                    )
                 elif "BOOL" in av:
                     out[name] = av["BOOL"]
                 elif "M" in av:
                     sub = {}
                     for key, v in av["M"].items():
-                        sub[key] = v["S"] if "S" in v else decode(v)
+                        if "S" in v:
+                            sub[key] = v["S"]
+                        elif "N" in v and v["N"].isdecimal():
+                            sub[key] = whole(v["N"])
+                        else:
+                            sub[key] = decode(v)
                     out[name] = sub
                 elif "L" in av:
                     values = []
