@@ -3,9 +3,11 @@
 When a Model is built it compiles, for a model whose fields are plain (no nested schema, packed or encoded
 attribute, ``crypt`` or ``value: true`` field, no unique field), what these calls need: the fields in order
 with their attribute names and the Python types stored as they are, the defaults and generated ids to fill,
-the value templates in dependency order, the fields to check, the key placeholders.  A call with plain
-properties and no params beyond :data:`WRITE_PARAMS` / :data:`FIND_PARAMS` then builds its request in one
-pass and runs it through the common :mod:`.request` path; anything else, an invalid value included (the
+the value templates in dependency order, the fields to check, the key placeholders; and from them, for each
+op, a fill and a record maker generated as straight-line code (one block per field, the commonest types and
+encodings inlined).  A call with plain properties and no params beyond :data:`WRITE_PARAMS` /
+:data:`FIND_PARAMS` then builds its request in one pass and runs it (a find on a client with ``read_query``
+reads each item as the engine makes it); anything else, an invalid value included (the
 general path reports it), takes the general pipeline (:mod:`.prepare` and
 :class:`~dynabase.model.expression.Expression`), whose requests these are, byte for byte (the tests compare
 the two on every call shape).
