@@ -80,7 +80,9 @@ class ReadPath(ModelBase):
             skipped.append(SKIP)
             return SKIP
 
-        return partial(self._read_one, other), skipped  # type: ignore[arg-type]
+        read_one = self._read_one
+        assert read_one is not None  # a compiled model's (the caller's check)
+        return partial(read_one, other), skipped
 
     def _read_other(self, op: str, raw: dict[str, Any], p: Mapping[str, Any], out: list[Any]) -> None:
         """Append the result for ``raw``, read by the model its type attribute names (none for a sentinel)."""
