@@ -378,3 +378,130 @@ def test_an_update_shape_makes_its_expression_once_and_values_keep_their_sharing
         assert fast == general, props
     assert _stored(client, "fast") == _stored(client, "general")
     assert len(made) == 4
+
+
+def test_get_by_key_builds_the_key_of_the_general_pipeline() -> None:
+    """``get``'s generated key builder (templates inlined) finds what the general pipeline finds, for every key
+    shape: given or made keys, padded ints, strings, floats and Decimals (the full renderer), a template that
+    reads the type field, number keys, and values it cannot take (the general path's result or error)."""
+    schema = {
+        "format": "onetable:1.1.0",
+        "version": "0.0.1",
+        "indexes": {"primary": {"hash": "pk", "sort": "sk"}},
+        "models": {
+            "Typed": {
+                "pk": {"type": "string", "value": "${_type}#${group}"},
+                "sk": {"type": "string", "value": "n#${seq:4}#${tag:3:_}"},
+                "group": {"type": "string"},
+                "seq": {"type": "number"},
+                "tag": {"type": "string"},
+            },
+            "Literal": {"pk": {"type": "string", "value": "all"}, "sk": {"type": "string"}},
+        },
+    }
+    client = dynabase.connect(":memory:")
+    tables = [Table(name, client, schema) for name in ("fast", "general")]
+    for table in tables:
+        table.create_table()
+    tables[1].model("Typed")._key_fields = tables[1].model("Literal")._key_fields = None
+    assert tables[0].model("Typed")._key_fields is not None
+    for table in tables:
+        typed = table.model("Typed")
+        for group, seq, tag in [("g", 7, "a"), ("g", 12345, "abcd"), ("g", 2.5, "b"), ("h", Decimal(3), "c")]:
+            typed.create({"group": group, "seq": seq, "tag": tag})
+        table.model("Literal").create({"sk": "x"})
+    gets = [
+        ("Typed", {"group": "g", "seq": 7, "tag": "a"}),
+        ("Typed", {"group": "g", "seq": "7", "tag": "a"}),  # a str pads as an int does
+        ("Typed", {"group": "g", "seq": "0007", "tag": "a"}),
+        ("Typed", {"group": "g", "seq": 12345, "tag": "abcd"}),
+        ("Typed", {"group": "g", "seq": 2.5, "tag": "b"}),
+        ("Typed", {"group": "g", "seq": 7.0, "tag": "a"}),
+        ("Typed", {"group": "h", "seq": Decimal(3), "tag": "c"}),
+        ("Typed", {"group": "g", "seq": True, "tag": "a"}),
+        ("Typed", {"group": "g", "seq": 8, "tag": "a"}),  # no such item
+        ("Typed", {"pk": "Typed#g", "sk": "n#0007#__a"}),  # the keys given
+        ("Typed", {"pk": "Typed#g", "seq": 7, "tag": "a"}),
+        ("Typed", {"group": "g", "tag": "a"}),  # no sort key: a query for at most one item
+        ("Typed", {"group": "g", "seq": {"x": 1}, "tag": "a"}),
+        ("Typed", {"group": None, "seq": 7, "tag": "a"}),
+        ("Typed", {"pk": 5, "sk": "n#0007#__a"}),
+        ("Literal", {"sk": "x"}),
+        ("Literal", {"sk": "y"}),
+    ]
+    for name, props in gets:
+        fast, general = _both(tables, name, "get", props)
+        assert fast == general, props
+    assert tables[0].model("Typed").get(gets[0][1]) == {"group": "g", "seq": 7, "tag": "a"}
+    assert tables[0].model("Typed")._fast_key({"group": "g", "seq": 7, "tag": "a"}) == {
+        "pk": {"S": "Typed#g"},
+        "sk": {"S": "n#0007#__a"},
+    }
+    client.close()
+
+
+def test_writes_neither_change_nor_share_the_callers_containers(pair: Any) -> None:
+    """create / update copy the containers they are given (the dates inside go to their stored form in the
+    copy): the caller's dicts and lists stay as they were, and the result does not share them."""
+    _, tables = pair
+    for table in tables:
+        thing = table.model("Thing")
+        prefs = {"theme": "light", "at": NOW, "deep": {"when": NOW, "list": [NOW, {"x": NOW}]}}
+        history = [1, {"at": NOW}, [NOW]]
+        props = {"group": "g", "seq": 1, "prefs": prefs, "history": history}
+        snapshot = repr(props)
+        made = thing.create(props)
+        assert repr(props) == snapshot and props["prefs"] is prefs
+        assert made["prefs"] is not prefs and made["prefs"]["deep"] is not prefs["deep"]
+        assert made["history"] is not history and made["history"][1] is not history[1]
+        changed = thing.update({"group": "g", "seq": 1, "kind": "a", "prefs": prefs, "history": history})
+        assert repr(props) == snapshot
+        assert changed["prefs"] is not prefs and changed["history"] is not history
+        got = thing.get({"group": "g", "seq": 1, "kind": "a"})
+        assert got["prefs"]["deep"]["when"] == NOW.strftime("%Y-%m-%dT%H:%M:%S.") + "678Z"
+
+
+class _NoReadQuery:
+    """A client without the embedded client's ``read_query`` (as boto3's and the lean clients)."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "read_query":
+            raise AttributeError(name)
+        return getattr(self._client, name)
+
+
+def test_find_reads_items_as_the_engine_makes_them_with_the_results_of_page_reading(pair: Any) -> None:
+    """On the embedded client a compiled find reads each item as the engine makes it (``read_query``); the
+    results are those of reading the page after (a client without ``read_query``) and of the general path:
+    items of other models, a unique field's sentinel (no result), paging with ``limit``, filters."""
+    client, tables = pair
+    for table in tables:
+        for props in THINGS:
+            table.model("Thing").create(props)
+        table.model("Simple").create({"pk": "thing#g1", "sk": "thing#zz", "name": "other", "n": 2})
+        client.put_item(
+            TableName=table.name,
+            Item={"pk": {"S": "thing#g1"}, "sk": {"S": "thing#zzz"}, "_type": {"S": "_Unique"}},
+        )
+    page_reading = Table("fast", _NoReadQuery(client), SCHEMA, generate=lambda: "generated")
+    fast, general = tables[0].model("Thing"), tables[1].model("Thing")
+    seen: list[Any] = []
+    real = client.read_query
+    client.read_query = lambda reader, **cmd: seen.append(cmd) or real(reader, **cmd)  # type: ignore[method-assign]
+    for props, params in [
+        ({"pk": "thing#g1"}, {}),
+        ({"group": "g1"}, {"limit": 2}),
+        ({"group": "g1"}, {"limit": 1, "reverse": True}),
+        ({"group": "g2", "label": "x"}, {}),
+        ({"group": "nothing"}, {}),
+    ]:
+        want = general.find(dict(props), **params)
+        for reading in (fast, page_reading.model("Thing")):
+            got = reading.find(dict(props), **params)
+            assert got == want, (props, params)
+            assert (got.next, got.prev, got.count) == (want.next, want.prev, want.count)
+    assert len(seen) >= 5 and fast._build_find({"pk": "thing#g1"}, {}) is not None
+    assert [item.get("name") for item in fast.find({"pk": "thing#g1"})] == [None, None, None, "other"]

@@ -133,3 +133,28 @@ def test_decoder_gives_the_same_numbers_at_every_depth(numbers):
     for out in (decoder.decode_item(item), decoder.decode_items([item])[0], decoder.decode({"M": item})):
         for got in ([out[f"n{i}"] for i in range(len(texts))], list(out["map"].values()), out["list"]):
             assert [(type(v), v) for v in got] == [(type(v), v) for v in want]
+
+
+def test_decoder_items_match_boto3_for_every_type_at_every_depth():
+    """``decode_item`` reads maps and lists one level down inline: every type at the top of an item, in a map
+    and in a list gives boto3's value (``decimal``) and equal values (``auto``)."""
+    item = {f"a{i}": av for i, av in enumerate(SAMPLES)}
+    item["map"] = {"M": dict(item)}
+    item["list"] = {"L": list(SAMPLES)}
+    deserialize = TypeDeserializer().deserialize
+    reference = {name: deserialize(av) for name, av in item.items()}
+    for numbers in ("decimal", "auto"):
+        decoder = Decoder(numbers)
+        for got in (decoder.decode_item(item), decoder.decode_items([item])[0]):
+            assert got == reference
+
+
+@pytest.mark.parametrize("numbers", ["auto", "decimal", "float"])
+def test_decoder_numbers_inside_maps_are_those_of_the_top_level(numbers):
+    """A map's integral numbers are read inline: the same value and type as ``Decoder.number`` gives."""
+    decoder = Decoder(numbers)
+    texts = ["0", "7", "-7", "10000000000000000000000000001", "2.5", "1E+3"]
+    got = decoder.decode_item({"m": {"M": {t: {"N": t} for t in texts}}})["m"]
+    assert [(type(v), v) for v in got.values()] == [
+        (type(decoder.number(t)), decoder.number(t)) for t in texts
+    ]

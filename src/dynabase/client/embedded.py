@@ -18,6 +18,7 @@ from botocore.paginate import Paginator
 from botocore.validate import ParamValidator
 
 from ..engine import Engine, capture
+from ..engine.query import ITEM_READER, ReaderError
 from ..engine.validation import DATA_PLANE
 from ..errors import DynamoDBError, client_exceptions, to_client_error
 
@@ -204,6 +205,19 @@ class EmbeddedClient(BotoConveniences):
 
     def _validate(self, operation: str, params: dict[str, Any]) -> None:
         validate_params(self._service, operation, params)
+
+    def read_query(self, reader: Callable[[dict[str, Any]], Any], **kwargs: Any) -> dict[str, Any]:
+        """``query(**kwargs)`` whose ``Items`` are ``reader(item)`` of each item, called as the engine makes the
+        item (an internal, optional capability: the entity layer's compiled readers use it when a client has it;
+        the response is otherwise ``query``'s own)."""
+        token = ITEM_READER.set(reader)
+        try:
+            response: dict[str, Any] = self.query(**kwargs)
+            return response
+        except ReaderError as error:  # what the reader raised, as it raised it
+            raise error.error from None
+        finally:
+            ITEM_READER.reset(token)
 
     # -- dynabase extensions: change capture for sync (see dynabase.engine.capture and docs/sync.md) -----------
 

@@ -155,6 +155,8 @@ class Engine:
             raise
         except RecursionError:
             raise InternalFailure(_INTERNAL)
+        except query.ReaderError:  # the caller's item reader failed (see query.ITEM_READER): its error
+            raise
         except Exception:  # a bug must not look like a successful call or leak a traceback to callers
             log.exception("internal error in %s", operation)
             raise InternalFailure(_INTERNAL)

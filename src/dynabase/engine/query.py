@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationException
@@ -29,6 +31,21 @@ if TYPE_CHECKING:
     from .engine import Engine
 
 PAGE_BYTES = 1024 * 1024
+#: while set (see :meth:`dynabase.client.embedded.EmbeddedClient.read_query`), a Query's or Scan's ``Items``
+#: hold ``reader(item)`` of each item instead of the item: an entity layer reads each one as it is made, while
+#: it is still in the CPU's caches, and no page of AttributeValue items is kept. Everything else is unchanged.
+ITEM_READER: ContextVar[Callable[[dict], Any] | None] = ContextVar("ITEM_READER", default=None)
+
+
+class ReaderError(Exception):
+    """What ``ITEM_READER`` raised (``error``): :meth:`Engine.call` passes it on as it is, not as a failure of
+    the engine's own, and the client raises ``error`` itself."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(error)
+        self.error = error
+
+
 _FETCH = 256
 _HASH_SPACE = 1 << 32
 
@@ -192,6 +209,7 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
     # one SELECT statement reads one consistent snapshot (SQLite holds its read transaction until the statement
     # is done), so no explicit transaction is needed around the page
     load_row = table.load_row
+    reader = ITEM_READER.get()
     with engine.storage.lock:
         cursor = engine.storage.conn.execute(sql, args)
         fetch = min(limit, _FETCH) if limit is not None else _FETCH
@@ -214,7 +232,11 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
                 if filt is None or filt.evaluate(item if lsi_scan else visible):
                     count += 1
                     if select != "COUNT":
-                        items.append(projection.apply(visible) if projection is not None else visible)
+                        shown = projection.apply(visible) if projection is not None else visible
+                        try:
+                            items.append(shown if reader is None else reader(shown))
+                        except Exception as error:  # the reader's own: not the engine's failure
+                            raise ReaderError(error) from error
                 if (limit is not None and scanned >= limit) or total_size >= PAGE_BYTES:
                     if not (is_query and index is None and _at_range_end(cond, keys, item, forward)):
                         last = _last_key(table, index, item)

@@ -59,7 +59,8 @@ class Decoder:
         fraction: Callable[[str], Any] = float if numbers == "float" else Decimal
         self.fraction = fraction
 
-        auto = numbers != "decimal"
+        #: what ``number`` makes of a text of digits alone (inlined as ``fraction``)
+        whole: Callable[[str], Any] = Decimal if numbers == "decimal" else int
 
         # membership tests beat iterating the one-key dict; the commonest types first, strings and numbers
         # inline in maps and items (a call less per value)
@@ -68,9 +69,7 @@ class Decoder:
                 return av["S"]
             if "N" in av:
                 text = av["N"]
-                if auto:
-                    return int(text) if text.isdecimal() else fraction(text) if "." in text else number(text)
-                return number(text)
+                return whole(text) if text.isdecimal() else fraction(text) if "." in text else number(text)
             if "BOOL" in av:
                 return av["BOOL"]
             if "M" in av:
@@ -95,16 +94,35 @@ class Decoder:
                 raise ValueError("empty AttributeValue")
             raise ValueError(f"unknown AttributeValue type {next(iter(av))!r}")
 
+        # an item's values with the commonest types read inline, maps and lists one level down too: a call of
+        # ``decode`` only for the rarer types and deeper values
         def decode_item(item: dict[str, AttributeValue]) -> dict[str, Any]:
             out = {}
             for name, av in item.items():
                 if "S" in av:
                     out[name] = av["S"]
-                elif auto and "N" in av:
+                elif "N" in av:
                     text = av["N"]
                     out[name] = (
-                        int(text) if text.isdecimal() else fraction(text) if "." in text else number(text)
+                        whole(text) if text.isdecimal() else fraction(text) if "." in text else number(text)
                     )
+                elif "BOOL" in av:
+                    out[name] = av["BOOL"]
+                elif "M" in av:
+                    sub = {}
+                    for key, v in av["M"].items():
+                        if "S" in v:
+                            sub[key] = v["S"]
+                        elif "N" in v and v["N"].isdecimal():
+                            sub[key] = whole(v["N"])
+                        else:
+                            sub[key] = decode(v)
+                    out[name] = sub
+                elif "L" in av:
+                    values = []
+                    for v in av["L"]:
+                        values.append(v["S"] if "S" in v else decode(v))
+                    out[name] = values
                 else:
                     out[name] = decode(av)
             return out

@@ -3,9 +3,11 @@
 When a Model is built it compiles, for a model whose fields are plain (no nested schema, packed or encoded
 attribute, ``crypt`` or ``value: true`` field, no unique field), what these calls need: the fields in order
 with their attribute names and the Python types stored as they are, the defaults and generated ids to fill,
-the value templates in dependency order, the fields to check, the key placeholders.  A call with plain
-properties and no params beyond :data:`WRITE_PARAMS` / :data:`FIND_PARAMS` then builds its request in one
-pass and runs it through the common :mod:`.request` path; anything else, an invalid value included (the
+the value templates in dependency order, the fields to check, the key placeholders; and from them, for each
+op, a fill and a record maker generated as straight-line code (one block per field, the commonest types and
+encodings inlined).  A call with plain properties and no params beyond :data:`WRITE_PARAMS` /
+:data:`FIND_PARAMS` then builds its request in one pass and runs it (a find on a client with ``read_query``
+reads each item as the engine makes it); anything else, an invalid value included (the
 general path reports it), takes the general pipeline (:mod:`.prepare` and
 :class:`~dynabase.model.expression.Expression`), whose requests these are, byte for byte (the tests compare
 the two on every call shape).
@@ -13,7 +15,7 @@ the two on every call shape).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -23,9 +25,11 @@ from .base import ModelBase
 from .codec import encode
 from .expression import _and
 from .paging import Page
+from .read import SKIP
 from .request import SANITY_PAGES
-from .spec import MISSING, FieldSpec
-from .values import clone, js_str
+from .spec import MISSING
+from .templates import inline_render
+from .values import js_str
 from .where import NEEDS_EXPANSION, Placeholders
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -43,11 +47,29 @@ _STORED_AS: dict[str, tuple[type, ...]] = {
 }
 _FIND_VALUES = (str, int, Decimal, bool, float)
 _EMPTIES = (set, frozenset, list, tuple)
-_CONTAINERS = (dict, list)
 _NESTED = {"object": dict, "array": list}
 _NO_PARAMS: dict[str, Any] = {}
 #: how many update shapes a model keeps the made expression of
 _TEMPLATES = 256
+
+
+def _now() -> datetime:
+    """The time a write stamps (read at every call: tests freeze this module's ``datetime``)."""
+    return datetime.now(timezone.utc)
+
+
+def _token(value: Any, values: list[Any], shared: dict[tuple[type, Any], int]) -> int:
+    """The placeholder number of ``value`` among ``values`` (appended when new), shared as
+    :meth:`Placeholders.value` shares: non-empty strings and booleans."""
+    kind = type(value)
+    if (kind is str and value) or kind is bool:
+        token = shared.get((kind, value))
+        if token is None:
+            token = shared[(kind, value)] = len(values)
+            values.append(value)
+        return token
+    values.append(value)
+    return len(values) - 1
 
 
 class Built:
@@ -126,6 +148,19 @@ class CompiledPaths(ModelBase):
         self._update_keys = {name: att for name, att in keyed.items() if fields[name].is_indexed}
         self._update_skip = frozenset({*keyed, self.type_field})
         self._update_templates: dict[tuple[Any, ...], tuple[dict[str, str], str]] = {}
+        # find: each field's clause (the hash key's, the sort key's, a filter's or none) and the made templates
+        self._find_roles = {
+            name: ("sort" if att == primary.sort else "key")
+            if att in primary.keys
+            else "filter"
+            if fields[name].filter
+            else None
+            for name, att in ((name, f.attribute[0]) for name, f in fields.items())
+        }
+        self._find_shapes: dict[tuple[Any, ...], tuple[dict[str, str], str, str]] = {}
+        #: each op's record maker (a put's also encodes its item)
+        self._stored = {op: self._compile_stored(op, op == "put") for op in ("put", "update", "find")}
+        self._fills = {op: self._compile_fill(op) for op in ("put", "update", "find")}
         self._compiled = True
 
     def _run_built(self, built: Built) -> Any:
@@ -151,12 +186,17 @@ class CompiledPaths(ModelBase):
         return self._run_find(built)
 
     def _run_find(self, built: Built) -> Page:
-        """A compiled query, paged as the general run pages it (``limit``, the sanity bound on pages)."""
+        """A compiled query, paged as the general run pages it (``limit``, the sanity bound on pages).  A client
+        with ``read_query`` (the embedded one) hands each item to the model's reader as the engine makes it;
+        another's pages of AttributeValue items are read after."""
         p, cmd, table = built.params, built.cmd, self.table
-        raw: list[dict[str, Any]] = []
+        reader = skipped = None
+        if hasattr(p.get("client") or table.client, "read_query"):
+            reader, skipped = self._item_reader("find", p)  # type: ignore[attr-defined]
+        raw: list[Any] = []
         pages = 0
         while True:
-            result = table.execute(self.name, "find", "query", cmd, p)
+            result = table.execute(self.name, "find", "query", cmd, p, reader)
             if result is None:  # throw=False swallowed an error
                 return Page()
             last_key = result.get("LastEvaluatedKey")
@@ -170,7 +210,10 @@ class CompiledPaths(ModelBase):
             pages += 1
             if not last_key or pages >= SANITY_PAGES:
                 break
-        page = Page(self._read_raw_items("find", raw, p))
+        if reader is None:
+            page = Page(self._read_raw_items("find", raw, p))
+        else:
+            page = Page([item for item in raw if item is not SKIP] if skipped else raw)
         if last_key:
             page.next = table.decoder.decode_item(last_key)
         table.log("info" if p.get("log") else "data", f'OneTable result for "find" "{self.name}"', items=page)
@@ -189,92 +232,177 @@ class CompiledPaths(ModelBase):
 
     # -- building ---------------------------------------------------------------------------------------------
 
-    def _fill(
-        self, op: str, properties: Mapping[str, Any], templates: list[FieldSpec]
-    ) -> dict[str, Any] | None:
-        """Properties copied, with timestamps, type, defaults (put) and value templates; None when the general
-        path must run (a template that fails, a None or an empty collection to drop)."""
-        props = {k: clone(v) if type(v) in _CONTAINERS else v for k, v in properties.items()}
+    def _compile_fill(self, op: str) -> Callable[[Mapping[str, Any]], dict[str, Any] | None]:
+        """``fill(properties)`` for ``op``: straight-line code that copies the properties and adds timestamps,
+        the type, defaults (put) and value templates (simple ones inlined), then checks ``validate`` / ``enum``
+        / ``required`` (put, update); None when the general path must run (a template that fails, a None or an
+        empty collection to drop, a value it would reject)."""
+        namespace: dict[str, Any] = {
+            "model": self,
+            "now": _now,
+            "ids": ids,
+            "EMPTIES": _EMPTIES,
+            "js_str": js_str,
+        }
+        lines = [
+            "def fill(properties):",
+            "    props = dict(properties)  # field containers: copied by stored",
+        ]
         stamps = self.timestamps
         if stamps and op != "find":
-            now = datetime.now(timezone.utc)
+            lines.append("    stamp = now()")
             if op == "put" and (stamps is True or stamps == "create"):
-                props[self.created_field] = now
+                lines.append(f"    props[{self.created_field!r}] = stamp")
             if stamps is True or stamps == "update":
-                props[self.updated_field] = now
-        props[self.type_field] = self.name
+                lines.append(f"    props[{self.updated_field!r}] = stamp")
+        lines.append(f"    props[{self.type_field!r}] = {self.name!r}")
+        for i, f in enumerate(self.fields.values()):
+            namespace[f"F{i}"] = f
+        index = {f.name: i for i, f in enumerate(self.fields.values())}
         if op == "put":
             for f in self._defaults:
-                if f.name not in props:
-                    props[f.name] = (
-                        f.default_value()
-                        if f.default is not MISSING
-                        else ids.generate(f.generate, self.table.generate)
-                    )
-        sort = self.primary.sort
-        for f in templates:
-            if f.name not in props:
-                try:
-                    value = f.template.renderer(props, f.iso_dates)
-                    if value is None and op == "find" and f.attribute[0] == sort:
-                        prefix = f.template.prefix(props, iso_dates=f.iso_dates)
-                        value = {"begins": prefix} if prefix else None
-                except ValueError:
-                    return None
-                if value is not None:
-                    props[f.name] = value
-        for value in props.values():
-            if value is None or (not value and type(value) in _EMPTIES):
-                return None
-        return props
+                made = (
+                    f"F{index[f.name]}.default_value()"
+                    if f.default is not MISSING
+                    else f"ids.generate(F{index[f.name]}.generate, model.table.generate)"
+                )
+                lines += [f"    if {f.name!r} not in props:", f"        props[{f.name!r}] = {made}"]
+        find = op == "find"
+        for f in self._find_templates if find else self._templates:
+            i = index[f.name]
+            namespace[f"render{i}"] = f.template.renderer
+            general = f"render{i}(props, {f.iso_dates!r})"
+            lines += [
+                f"    if {f.name!r} not in props:",
+                "        try:",
+                *(
+                    inline_render(f.template.parts, "props", "v", general, "            ")
+                    if getattr(f.template, "simple", False)
+                    else [f"            v = {general}"]
+                ),
+            ]
+            if find and f.attribute[0] == self.primary.sort:
+                lines += [
+                    "            if v is None:",
+                    f"                prefix = F{i}.template.prefix(props, iso_dates={f.iso_dates!r})",
+                    '                v = {"begins": prefix} if prefix else None',
+                ]
+            lines += [
+                "        except ValueError:",
+                "            return None",
+                "        if v is not None:",
+                f"            props[{f.name!r}] = v",
+            ]
+        lines += [
+            "    for value in props.values():",
+            "        if value is None or (not value and type(value) in EMPTIES):",
+            "            return None",
+        ]
+        if not find:
+            for f in self._checked:
+                i = index[f.name]
+                lines += [f"    if {f.name!r} in props:", f"        value = props[{f.name!r}]"]
+                if f.validate is not None:
+                    lines += [
+                        f"        if not F{i}.validate.search(value if isinstance(value, str) else js_str(value)):",
+                        "            return None",
+                    ]
+                if f.enum is not None:
+                    lines += [f"        if value not in F{i}.enum:", "            return None"]
+            if op == "put":
+                lines += [f"    if {f.name!r} not in props:\n        return None" for f in self._required]
+        lines.append("    return props")
+        exec("\n".join(lines), namespace)  # noqa: S102
+        fill: Callable[[Mapping[str, Any]], dict[str, Any] | None] = namespace["fill"]
+        return fill
 
-    def _valid(self, props: dict[str, Any], put: bool) -> bool:
-        for f in self._checked:
-            if f.name in props:
-                value = props[f.name]
-                if f.validate is not None and not f.validate.search(
-                    value if isinstance(value, str) else js_str(value)
-                ):
-                    return False
-                if f.enum is not None and value not in f.enum:
-                    return False
-        if put:
-            for f in self._required:
-                if f.name not in props:
-                    return False
-        return True
-
-    def _stored(self, op: str, props: dict[str, Any], item: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The record: the model's fields in order, in their stored forms; with ``item``, also encoded into it
-        (attribute -> AttributeValue) in the same pass."""
-        rec = {}
-        write = self._write_value
-        type_field = self.type_field if op == "find" else None
-        for name, att, f, stored in self._order:
-            if name in props and name != type_field:
-                value = props[name]
-                kind = type(value)
-                if kind in stored:
-                    pass
-                elif kind is _NESTED.get(f.type):  # a copy already (_fill): only its dates to convert
-                    value = self._nested_write(f, value)
-                elif not (op == "find" and kind is dict):
-                    value = write(op, "", f, value, props, _NO_PARAMS)
-                rec[name] = value
-                if item is not None:
-                    item[att] = {"S": value} if type(value) is str else encode(value)
-        return rec
+    def _compile_stored(self, op: str, encoding: bool) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+        """``stored(props, item)`` for ``op``: straight-line code, one block per field in order, that keeps a
+        value of a type the field stores as it is, converts the rest (``_nested_write`` for a dict or list of an
+        object or array field, ``_write_value`` for others; a find keeps sort-key operator dicts and leaves the
+        type field out) and, when ``encoding``, puts its AttributeValue into ``item``."""
+        lines = ["def stored(props, item):", "    rec = {}"]
+        namespace: dict[str, Any] = {
+            "encode": encode,
+            "write": self._write_value,
+            "nested": self._nested_write,
+            "NO_PARAMS": _NO_PARAMS,
+            "Decimal": Decimal,
+        }
+        find = op == "find"
+        member = "{'S': x} if type(x) is str else encode(x)"
+        for i, (name, att, f, kinds) in enumerate(self._order):
+            if find and name == self.type_field:
+                continue
+            namespace[f"F{i}"] = f
+            rec = f"rec[{name!r}] = v"
+            store = (
+                [rec, f"item[{att!r}] = {{'S': v}} if type(v) is str else encode(v)"] if encoding else [rec]
+            )
+            # (test, lines) in order, then the general conversion: the commonest types and encodings inlined
+            cases: list[tuple[str, list[str]]] = []
+            if encoding and kinds == (str,):
+                cases.append(("t is str", [rec, f"item[{att!r}] = {{'S': v}}"]))
+            elif encoding and kinds == (bool,):
+                cases.append(("t is bool", [rec, f"item[{att!r}] = {{'BOOL': v}}"]))
+            elif encoding and f.type == "number":  # ints, and finite floats with a fraction: their text
+                cases += [
+                    ("t is int", [rec, f"item[{att!r}] = {{'N': str(v)}}"]),
+                    (
+                        "t is float and v - v == 0 and not v.is_integer()",
+                        [rec, f"item[{att!r}] = {{'N': repr(v)}}"],
+                    ),
+                    ("t is float or t is Decimal", store),
+                ]
+            elif kinds:  # the types stored as they are
+                cases.append((" or ".join(f"t is {k.__name__}" for k in kinds), store))
+            nested = _NESTED.get(f.type)
+            if (
+                nested is not None
+            ):  # a copy with its dates converted; its members encoded inline (encode's M / L)
+                walk = [f"v = nested(F{i}, v)"]
+                if not encoding:
+                    walk.append(rec)
+                elif nested is dict:
+                    walk += [
+                        "m = {}",
+                        "for k, x in v.items():",
+                        f"    m[k if type(k) is str else str(k)] = {member}",
+                    ]
+                    walk += [rec, f"item[{att!r}] = {{'M': m}}"]
+                else:
+                    walk += [
+                        "m = []",
+                        "for x in v:",
+                        f"    m.append({member})",
+                        rec,
+                        f"item[{att!r}] = {{'L': m}}",
+                    ]
+                cases.append((f"t is {nested.__name__}", walk))
+            if find:  # sort-key operators ({"begins": ...}) stay as they are
+                cases.append(("t is dict", store))
+            lines += [f"    if {name!r} in props:", f"        v = props[{name!r}]", "        t = type(v)"]
+            for j, (test, then) in enumerate(cases):
+                lines += [f"        {'el' if j else ''}if {test}:", *("            " + line for line in then)]
+            general = [f"v = write({op!r}, '', F{i}, v, props, NO_PARAMS)", *store]
+            if cases:
+                lines += ["        else:", *("            " + line for line in general)]
+            else:
+                lines += ["        " + line for line in general]
+        lines.append("    return rec")
+        exec("\n".join(lines), namespace)  # noqa: S102
+        stored: Callable[[dict[str, Any], Any], dict[str, Any]] = namespace["stored"]
+        return stored
 
     def _record(
         self, op: str, properties: Mapping[str, Any], item: dict[str, Any] | None = None
     ) -> dict[str, Any] | None:
-        """The record of the request (stored forms, in field order; ``item`` filled as :meth:`_stored` does), or
+        """The record of the request (stored forms, in field order; ``item`` filled for a put), or
         None for the general path."""
-        find = op == "find"
-        props = self._fill(op, properties, self._find_templates if find else self._templates)
-        if props is None or (not find and not self._valid(props, op == "put")):
+        props = self._fills[op](properties)
+        if props is None:
             return None
-        rec = self._stored(op, props, item)
+        rec = self._stored[op](props, item)
         return rec if rec.get(self._hash_name) is not None else None
 
     def _build_put(self, properties: Mapping[str, Any], params: Mapping[str, Any]) -> Built | None:
@@ -309,17 +437,8 @@ class CompiledPaths(ModelBase):
             if name in key_atts:
                 key[key_atts[name]] = value
             elif name not in skip:
-                kind = type(value)
-                if (kind is str and value) or kind is bool:
-                    token = shared.get((kind, value))
-                    if token is None:
-                        token = shared[(kind, value)] = len(values)
-                        values.append(value)
-                else:
-                    token = len(values)
-                    values.append(value)
                 names.append(name)
-                tokens.append(token)
+                tokens.append(_token(value, values, shared))
         if not key or not names:
             return None
         shape = (*names, *tokens)
@@ -361,41 +480,66 @@ class CompiledPaths(ModelBase):
         rec = self._record("find", properties)
         if rec is None:
             return None
-        primary = self.primary
-        key_atts, sort = primary.keys, primary.sort
-        fields, targets = self.fields, self._targets
-        ph = Placeholders()
-        keys, filters = [], []
+        # the shape of the call: the key and filter clauses of the properties and which values share a
+        # placeholder; its ExpressionAttributeNames and expressions are made once
+        roles = self._find_roles
+        values: list[Any] = []
+        shared: dict[tuple[type, Any], int] = {}
+        shape: list[Any] = []
         for name, value in rec.items():
-            f = fields[name]
-            att = f.attribute[0]
-            if att in key_atts:
-                if att == sort and type(value) is dict:
-                    operand = value["begins"]
-                    keys.append(f"begins_with({ph.name(att)}, {ph.value(operand)})")
-                else:
-                    keys.append(f"{ph.name(att)} = {ph.value(value)}")
-            elif f.filter:
+            role = roles[name]
+            if role is None:
+                continue
+            if role == "filter":
                 if type(value) is str and NEEDS_EXPANSION.search(value):
                     return None
-                filters.append(f"{ph.name(targets[name])} = {ph.value(value)}")
+            elif role == "sort" and type(value) is dict:
+                value, role = value["begins"], "begins"
+            shape += (name, role, _token(value, values, shared))
+        key = tuple(shape)
+        template = self._find_shapes.get(key)
+        if template is None:
+            template = self._find_template(rec)
+            if len(self._find_shapes) < _TEMPLATES:
+                self._find_shapes[key] = template
+        names, key_condition, filter_expression = template
         try:
             cmd: dict[str, Any] = {
                 "TableName": self.table.name,
-                "ExpressionAttributeNames": ph.names,
-                "ExpressionAttributeValues": {k: encode(v) for k, v in ph.values.items()},
+                "ExpressionAttributeNames": dict(names),
+                "ExpressionAttributeValues": {
+                    f":_{i}": {"S": v} if type(v) is str else encode(v) for i, v in enumerate(values)
+                },
             }
         except (TypeError, ValueError):
             return None
-        if filters:
-            cmd["FilterExpression"] = _and(filters)
-        cmd["KeyConditionExpression"] = " and ".join(keys)
+        if filter_expression:
+            cmd["FilterExpression"] = filter_expression
+        cmd["KeyConditionExpression"] = key_condition
         cmd["ConsistentRead"] = bool(params.get("consistent"))
         if params.get("limit"):
             cmd["Limit"] = int(params["limit"])
         cmd["ScanIndexForward"] = not params.get("reverse")
         p = {"parse": True, "high": True, **params, "checked": True}
-        return Built("find", p, rec, primary, cmd)
+        return Built("find", p, rec, self.primary, cmd)
+
+    def _find_template(self, rec: dict[str, Any]) -> tuple[dict[str, str], str, str]:
+        """ExpressionAttributeNames, KeyConditionExpression and FilterExpression ("" for none) of a find with
+        the record ``rec`` (its values give the placeholders' sharing): the same for every call of its shape."""
+        roles, targets = self._find_roles, self._targets
+        ph = Placeholders()
+        keys, filters = [], []
+        for name, value in rec.items():
+            role = roles[name]
+            if role == "filter":
+                filters.append(f"{ph.name(targets[name])} = {ph.value(value)}")
+            elif role is not None:
+                att = self.fields[name].attribute[0]
+                if role == "sort" and type(value) is dict:
+                    keys.append(f"begins_with({ph.name(att)}, {ph.value(value['begins'])})")
+                else:
+                    keys.append(f"{ph.name(att)} = {ph.value(value)}")
+        return ph.names, " and ".join(keys), _and(filters) if filters else ""
 
 
 __all__ = ["FIND_PARAMS", "WRITE_PARAMS", "Built", "CompiledPaths"]

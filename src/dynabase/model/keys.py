@@ -4,7 +4,7 @@ properties when its key fields allow (``get``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -15,6 +15,7 @@ from .codec import encode
 from .errors import OneTableArgError, ValidationError
 from .expression import key_operator_misuse
 from .spec import FieldSpec, IndexSpec, make_template
+from .templates import inline_render
 
 #: params a get by key takes without the general pipeline
 GET_PARAMS = frozenset(("consistent",))
@@ -27,9 +28,11 @@ class KeyPath(ModelBase):
 
     def _compile_keys(self) -> None:
         """The primary key fields, when every one is a plain string or number field (its template, if any, over
-        untemplated fields): ``get`` then builds the key without the general pipeline."""
+        untemplated fields): ``get`` then builds the key with ``_fast_key``, generated for them (see
+        :func:`compile_key`), without the general pipeline."""
         keys = []
         templated = {name for name, f in self.fields.items() if f.value}
+        self._key_fields: list[FieldSpec] | None = None
         for att in (self.primary.hash, self.primary.sort):
             if att is None:
                 continue
@@ -42,16 +45,12 @@ class KeyPath(ModelBase):
                 or field.type not in ("string", "number")
                 or (field.template is not None and any(root in templated for root in field.template.roots))
             ):
-                self._key_fields = None
                 return
-            render = field.template.renderer if field.template is not None else None
-            keys.append((field.name, att, render, field.iso_dates, field.type == "string"))
-        self._key_reads_type = any(
-            self.type_field in field.template.roots
-            for field in self.fields.values()
-            if field.template is not None
-        )
-        self._key_fields = keys if not self.spec.generic else None
+            keys.append(field)
+        if self.spec.generic:
+            return
+        self._key_fields = keys
+        self._fast_key = compile_key(keys, self.type_field, self.name)
 
     def _get_by_key(self, properties: Mapping[str, Any], params: Mapping[str, Any]) -> Any:
         """``get`` by the primary key built from ``properties``: the item read through the compiled reader, None
@@ -62,44 +61,22 @@ class KeyPath(ModelBase):
         key = self._fast_key(properties)
         if key is None:
             return GENERAL
-        cmd = {
-            "TableName": table.name,
-            "Key": key,
-            "ConsistentRead": bool(params.get("consistent")),
-        }
-        raw = table.execute(self.name, "get", "get_item", cmd, params).get("Item")
+        try:  # Table.execute's call, with none of the params it reads (GET_PARAMS has none of them)
+            response = table.client.get_item(
+                TableName=table.name, Key=key, ConsistentRead=bool(params.get("consistent"))
+            )
+        except Exception as error:
+            raise table.call_error(self.name, "get", error) from error
+        raw = response.get("Item")
         if not raw or DELETED_ATTR in raw:  # none, or a sync tombstone
             return None
-        tag = raw.get(self.type_field)
-        if self._reader is not None and (tag is None or tag.get("S") == self.name):
-            return self._reader(raw)
+        reader = self._reader
+        if reader is not None:
+            tag = raw.get(self.type_field)
+            if tag is None or tag.get("S") == self.name:
+                return reader(raw)
         items = self._read_raw_items("get", [raw], {"parse": True})
         return items[0] if items else None
-
-    def _fast_key(self, properties: Mapping[str, Any]) -> dict[str, Any] | None:
-        """The primary key (attribute -> AttributeValue), or None when the general path must build it."""
-        key: dict[str, Any] = {}
-        values = None
-        # (called only when _key_fields is set)
-        for name, att, render, iso_dates, string in self._key_fields:  # type: ignore[union-attr]
-            value = properties.get(name)
-            if value is None and render is not None:
-                if values is None:
-                    values = properties
-                    if self._key_reads_type:
-                        values = {**properties, self.type_field: self.name}
-                try:
-                    value = render(values, iso_dates)
-                except ValueError:
-                    return None
-            kind = type(value)
-            if kind is str and string:
-                key[att] = {"S": value}
-            elif (kind is int or kind is Decimal or kind is float) and not string:
-                key[att] = encode(value)
-            else:
-                return None
-        return key
 
     def _run_templates(
         self,
@@ -168,3 +145,53 @@ class KeyPath(ModelBase):
             if prefix:
                 return {"begins": prefix}
         return None
+
+
+def compile_key(fields: list[FieldSpec], type_field: str, model: str) -> Callable[[Mapping[str, Any]], Any]:
+    """``key(properties)``: the primary key (attribute -> AttributeValue) of the key ``fields`` (plain string or
+    number fields), each given or made by its value template (simple templates inlined); None when the general
+    path must build it (a value missing or of another type, a template that fails)."""
+    lines = ["def key(properties):"]
+    namespace: dict[str, Any] = {"encode": encode, "Decimal": Decimal}
+    for i, field in enumerate(fields):
+        value = f"k{i}"
+        lines += [f"    {value} = properties.get({field.name!r})"]
+        template = field.template
+        if template is not None:
+            namespace[f"render{i}"] = template.renderer
+            general = f"render{i}(values, {field.iso_dates!r})"
+            reads_type = type_field in template.roots
+            lines += [
+                f"    if {value} is None:",
+                f"        values = {{**properties, {type_field!r}: {model!r}}}"
+                if reads_type
+                else "        values = properties",
+                "        try:",
+                *(
+                    inline_render(template.parts, "values", value, general, "            ")
+                    if getattr(template, "simple", False)
+                    else [f"            {value} = {general}"]
+                ),
+                "        except ValueError:",
+                "            return None",
+            ]
+        if field.type == "string":
+            lines += [
+                f"    if type({value}) is not str:",
+                "        return None",
+                f"    {value} = {{'S': {value}}}",
+            ]
+        else:
+            lines += [
+                f"    if type({value}) is int:",
+                f"        {value} = {{'N': str({value})}}",
+                f"    elif type({value}) is Decimal or type({value}) is float:",
+                f"        {value} = encode({value})",
+                "    else:",
+                "        return None",
+            ]
+    items = ", ".join(f"{field.attribute[0]!r}: k{i}" for i, field in enumerate(fields))
+    lines.append(f"    return {{{items}}}")
+    exec("\n".join(lines), namespace)  # noqa: S102
+    key: Callable[[Mapping[str, Any]], Any] = namespace["key"]
+    return key

@@ -86,7 +86,8 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
         Unique fields are guarded by ``_unique#`` sentinel items written in the same transaction.
         Returns the item as written (hidden fields left out).
         """
-        check_params("create", params)
+        if params:  # (none: nothing to check, and no call on the hot paths)
+            check_params("create", params)
         if type(properties) is dict and params.keys() <= WRITE_PARAMS and self._compiled_ok():
             built = self._build_put(properties, params)
             if built is not None:
@@ -99,8 +100,13 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
     def get(self, properties: Mapping[str, Any], **params: Any) -> Any:
         """Get one item by its key; with a partial key or ``index=``, a query that must match at most one item
         (``NonUniqueError`` otherwise).  Returns the item dict or ``None``."""
-        check_params("get", params)
-        if type(properties) is dict and params.keys() <= GET_PARAMS and self._key_fields is not None:
+        if params:  # (none: nothing to check, and no call on the hot paths)
+            check_params("get", params)
+        if (
+            type(properties) is dict
+            and (not params or params.keys() <= GET_PARAMS)
+            and self._key_fields is not None
+        ):
             found = self._get_by_key(properties, params)
             if found is not GENERAL:
                 return found
@@ -124,7 +130,8 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
         """Query: the hash key (or its template's inputs) is required; the sort key may be a value or an operator
         dict (``{"begins": "x"}``, ``{"between": [a, b]}``, ``{"<": v}``, ...); other properties filter.
         Returns a :class:`~dynabase.model.Page` (``.next`` / ``.prev`` cursors, ``.count``)."""
-        check_params("find", params)
+        if params:  # (none: nothing to check, and no call on the hot paths)
+            check_params("find", params)
         if type(properties) is dict and params.keys() <= FIND_PARAMS and self._compiled_ok():
             built = self._build_find(properties, params)
             if built is not None:
@@ -146,7 +153,8 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
         nested schemas are updated field by field (``partial``).  Returns the item after the update
         (``ALL_NEW``) unless ``return_=`` says otherwise.
         """
-        check_params("update", params)
+        if params:  # (none: nothing to check, and no call on the hot paths)
+            check_params("update", params)
         if type(properties) is dict and params.keys() <= WRITE_PARAMS and self._compiled_ok():
             built = self._build_update(properties, params)
             if built is not None:

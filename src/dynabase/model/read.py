@@ -8,6 +8,7 @@ import base64
 import copy
 from collections.abc import Callable, Mapping
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from .base import ModelBase
@@ -16,6 +17,9 @@ from .expression import Expression
 from .spec import MISSING, FieldSpec
 from .unique import UNIQUE_MODEL
 from .values import read_date
+
+#: what an item reader returns for an item that gives no result (a unique field's sentinel)
+SKIP: Any = object()
 
 
 class ReadPath(ModelBase):
@@ -26,13 +30,14 @@ class ReadPath(ModelBase):
         self._reader: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
         self._read_written: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
         self._read_items: Callable[..., list[dict[str, Any]]] | None = None
+        self._read_one: Callable[..., Any] | None = None
         fields = self.fields
         if self.spec.generic or any(
             f.crypt or f.encode or f.fields is not None or len(f.attribute) > 1 for f in fields.values()
         ):
             return
         plan = [f for f in fields.values() if not f.hidden]
-        self._reader, self._read_written, self._read_items = compile_readers(
+        self._reader, self._read_written, self._read_items, self._read_one = compile_readers(
             plan, self.table.decoder, self.type_field, self.name
         )
 
@@ -58,6 +63,26 @@ class ReadPath(ModelBase):
         for raw in raws:
             self._read_other(op, raw, p, out)
         return out
+
+    def _item_reader(
+        self, op: str, p: Mapping[str, Any]
+    ) -> tuple[Callable[[dict[str, Any]], Any], list[Any]]:
+        """A reader of one AttributeValue item (``_read_one`` with the model's ``other``), for a client that reads
+        each item as it is made (see :meth:`RequestPath` 's compiled find), and the list that collects the
+        :data:`SKIP` it returns for an item that is no result (a unique field's sentinel)."""
+        skipped: list[Any] = []
+
+        def other(raw: dict[str, Any]) -> Any:
+            out: list[Any] = []
+            self._read_other(op, raw, p, out)
+            if out:
+                return out[0]
+            skipped.append(SKIP)
+            return SKIP
+
+        read_one = self._read_one
+        assert read_one is not None  # a compiled model's (the caller's check)
+        return partial(read_one, other), skipped
 
     def _read_other(self, op: str, raw: dict[str, Any], p: Mapping[str, Any], out: list[Any]) -> None:
         """Append the result for ``raw``, read by the model its type attribute names (none for a sentinel)."""
@@ -180,10 +205,11 @@ class ReadPath(ModelBase):
 
 def compile_readers(
     plan: list[FieldSpec], decoder: Decoder, type_field: str, model: str
-) -> tuple[Any, Any, Any]:
+) -> tuple[Any, Any, Any, Any]:
     """Functions generated for the fields of ``plan`` (in order): ``read_item`` (an AttributeValue item -> result
     dict), ``read_written`` (a written record: stored forms by field name -> result dict) and ``read_items(raws,
-    other)`` (a page: ``read_item`` inlined for the items of ``model``, ``other(raw, out)`` for the rest).
+    other)`` (a page: ``read_item`` inlined for the items of ``model``, ``other(raw, out)`` for the rest) and
+    ``read_one(other, raw)`` (one item: ``read_item``'s result for an item of ``model``, ``other(raw)`` for others).
     Straight-line code, one statement per field with its attribute name, type test and default inlined: no
     loop over fields, no lookups of the schema per call."""
     auto = decoder.number is not Decimal
@@ -263,6 +289,14 @@ def compile_readers(
         "read_stored": _read_stored,
         "fresh": _fresh,
     }
+    one = [
+        "def read_one(other, raw):",
+        f"    tag = raw.get({type_field!r})",
+        f'    if tag is not None and tag.get("S") != {model!r}:',
+        "        return other(raw)",
+        *item[1:],
+        "    return rec",
+    ]
     page = [
         "def read_items(raws, other):",
         "    page = []",
@@ -276,9 +310,9 @@ def compile_readers(
         "        append(rec)",
         "    return page",
     ]
-    source = [*item, "    return rec", "", *written, "    return rec", "", *page]
+    source = [*item, "    return rec", "", *written, "    return rec", "", *page, "", *one]
     exec("\n".join(source), namespace)  # noqa: S102
-    return namespace["read_item"], namespace["read_written"], namespace["read_items"]
+    return namespace["read_item"], namespace["read_written"], namespace["read_items"], namespace["read_one"]
 
 
 #: the AttributeValue type a field of these types is stored as, taken as it is

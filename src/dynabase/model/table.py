@@ -309,21 +309,31 @@ class Table:
             _log.log(python_level, "%s %s", message, context)
 
     def execute(
-        self, model: str, op: str, method: str, cmd: dict[str, Any], params: Mapping[str, Any]
+        self,
+        model: str,
+        op: str,
+        method: str,
+        cmd: dict[str, Any],
+        params: Mapping[str, Any],
+        reader: Callable[[dict[str, Any]], Any] | None = None,
     ) -> Any:
         """Run one client call; errors become :class:`~dynabase.model.errors.OneTableError` subclasses
-        (``throw=False`` returns None instead)."""
+        (``throw=False`` returns None instead).  With ``reader``, a query through the client's ``read_query``
+        (its ``Items`` are ``reader(item)`` of each item; the caller checked the client has it)."""
         client = params.get("client") or self.client
         if params.get("log"):
             self.log("info", f'OneTable "{op}" "{model}"', cmd=cmd)
         try:
+            if reader is not None:
+                return client.read_query(reader, **cmd)
             return getattr(client, method)(**cmd)
         except Exception as error:
             if params.get("throw") is False:
                 return None
-            raise self._error(model, op, error) from error
+            raise self.call_error(model, op, error) from error
 
-    def _error(self, model: str, op: str, error: Exception) -> OneTableError:
+    def call_error(self, model: str, op: str, error: Exception) -> OneTableError:
+        """The error a failed client call of ``op`` on ``model`` raises (the client's error in ``.error``)."""
         response = getattr(error, "response", None)
         if not isinstance(response, Mapping):
             if isinstance(error, OneTableError):
@@ -450,7 +460,7 @@ class Table:
         try:
             result: dict[str, Any] = self.client.create_table(**definition)
         except Exception as error:
-            raise self._error(self.name, "createTable", error) from error
+            raise self.call_error(self.name, "createTable", error) from error
         if wait:
             deadline = time.monotonic() + wait
             while True:
@@ -482,13 +492,13 @@ class Table:
         try:
             self.client.delete_table(TableName=self.name)
         except Exception as error:
-            raise self._error(self.name, "deleteTable", error) from error
+            raise self.call_error(self.name, "deleteTable", error) from error
 
     def describe_table(self) -> dict[str, Any]:
         try:
             description: dict[str, Any] = self.client.describe_table(TableName=self.name)
         except Exception as error:
-            raise self._error(self.name, "describeTable", error) from error
+            raise self.call_error(self.name, "describeTable", error) from error
         return description
 
     def exists(self) -> bool:
@@ -499,7 +509,7 @@ class Table:
             response = getattr(error, "response", None) or {}
             if (response.get("Error") or {}).get("Code") == "ResourceNotFoundException":
                 return False
-            raise self._error(self.name, "describeTable", error) from error
+            raise self.call_error(self.name, "describeTable", error) from error
 
     # == model conveniences (OneTable's Table.create/get/... by model name) =======================================
 

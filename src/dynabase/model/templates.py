@@ -54,31 +54,43 @@ class FastTemplate:
 def _compile(parts: tuple, general: Any) -> Any:
     """``render`` for a template of plain references: each value a str or an int (padded to its length),
     else the general renderer (OneTable's rules for other types); None when a value is missing."""
-    lines = ["def render(values, iso_dates=False):"]
-    pieces = []
-    for i, (literal, name, length, pad) in enumerate(parts):
-        if name is None:
-            pieces.append(repr(literal))
-            continue
-        lines += [
-            f"    v{i} = values.get({name!r})",
-            f"    if v{i} is None:",
-            "        return None",
-            f"    if type(v{i}) is not str:",
-            f"        if type(v{i}) is not int:",
-            "            return general(values, iso_dates=iso_dates)",
-            f"        v{i} = str(v{i})",
-        ]
-        if length:
-            lines += [
-                f"    if len(v{i}) < {length}:",
-                f"        v{i} = {pad!r} * ({length} - len(v{i})) + v{i}",
-            ]
-        pieces.append(f"v{i}")
-    lines.append(f"    return {' + '.join(pieces) or repr('')}")
+    lines = [
+        "def render(values, iso_dates=False):",
+        *inline_render(parts, "values", "out", "general(values, iso_dates=iso_dates)", "    "),
+        "    return out",
+    ]
     namespace: dict[str, Any] = {"general": general}
     exec("\n".join(lines), namespace)  # noqa: S102
     return namespace["render"]
 
 
-__all__ = ["FastTemplate"]
+def inline_render(parts: tuple, values: str, out: str, general: str, indent: str) -> list[str]:
+    """Source lines setting ``out`` to a simple template's text (``parts`` of :class:`FastTemplate`) made from
+    the mapping named ``values`` when every referenced value is a str or an int, else to the expression
+    ``general`` (the full renderer: other types, and None for a missing value).  Generated code inlines them to
+    save the renderer's call."""
+    lines, pieces, tests, refs = [], [], [], []
+    for i, (literal, name, length, pad) in enumerate(parts):
+        if name is None:
+            pieces.append(repr(literal))
+            continue
+        ref = f"{out}_{i}"
+        lines.append(f"{ref} = {values}.get({name!r})")
+        tests.append(f"(type({ref}) is str or type({ref}) is int)")
+        refs.append((ref, length, pad))
+        pieces.append(ref)
+    if not tests:
+        return [*(indent + line for line in lines), f"{indent}{out} = {' + '.join(pieces) or repr('')}"]
+    lines.append(f"if {' and '.join(tests)}:")
+    for ref, length, pad in refs:
+        lines += [f"    if type({ref}) is not str:", f"        {ref} = str({ref})"]
+        if length:
+            lines += [
+                f"    if len({ref}) < {length}:",
+                f"        {ref} = {pad!r} * ({length} - len({ref})) + {ref}",
+            ]
+    lines += [f"    {out} = {' + '.join(pieces)}", "else:", f"    {out} = {general}"]
+    return [indent + line for line in lines]
+
+
+__all__ = ["FastTemplate", "inline_render"]

@@ -161,23 +161,32 @@ class WritePath(ModelBase):
         raise self._bad(path, field, value, f'Set "{field.name}" must hold only strings, numbers or bytes')
 
     def _nested_write(self, field: FieldSpec, value: Any) -> Any:
-        """Dates inside plain objects/arrays in the table's date format (OneTable's transformNestedWriteFields)."""
+        """A copy of a plain object/array (dicts and lists copied at every depth, other values shared) with the
+        dates inside in the table's date format (OneTable's transformNestedWriteFields)."""
         if isinstance(value, dict):
+            out = {}
             for key, item in value.items():
                 if type(item) in _SCALARS:
-                    continue
-                if isinstance(item, (datetime, date)):
-                    value[key] = write_date(item, field.iso_dates)
+                    out[key] = item
+                elif isinstance(item, (datetime, date)):
+                    out[key] = write_date(item, field.iso_dates)
                 elif isinstance(item, (dict, list)):
-                    value[key] = self._nested_write(field, item)
-        elif isinstance(value, list):
-            for i, item in enumerate(value):
+                    out[key] = self._nested_write(field, item)
+                else:
+                    out[key] = item
+            return out
+        if isinstance(value, list):
+            items = []
+            for item in value:
                 if type(item) in _SCALARS:
-                    continue
-                if isinstance(item, (datetime, date)):
-                    value[i] = write_date(item, field.iso_dates)
+                    items.append(item)
+                elif isinstance(item, (datetime, date)):
+                    items.append(write_date(item, field.iso_dates))
                 elif isinstance(item, (dict, list)):
-                    value[i] = self._nested_write(field, item)
+                    items.append(self._nested_write(field, item))
+                else:
+                    items.append(item)
+            return items
         return value
 
     def update_operand(self, key: str, value: Any, kind: str) -> Any:
