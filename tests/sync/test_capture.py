@@ -256,3 +256,34 @@ def test_enabling_capture_queues_the_items_already_stored() -> None:
     assert again["Queued"] == 0  # idempotent
     wider = client.enable_change_capture(TableName=TABLE, TypeAttribute="_type", Types=["Fault", "Status"])
     assert wider["Queued"] == 1 and set(_pending(client)) == {"old", "other"}
+
+
+def test_binary_keys_and_old_images_come_back_as_bytes() -> None:
+    """A change's Key and OldItem are kept as text without their form: B and BS values (at any depth) must come
+    back as bytes, and an S value that looks like base64 or holds ``{"B`` as text must stay a string."""
+    client = dynabase.connect(":memory:", ttl_sweep_seconds=None)
+    client.create_table(
+        TableName=TABLE,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "B"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.enable_change_capture(TableName=TABLE)
+    key = {"pk": {"S": "AAE="}, "sk": {"B": b"\x00\x01"}}
+    old = {
+        **key,
+        "blob": {"B": b"zz"},
+        "set": {"BS": [b"\xff"]},
+        "nested": {"M": {"B": {"L": [{"B": b"\x01"}, {"S": '{"B":"AAE="}'}]}}},
+    }
+    client.put_item(TableName=TABLE, Item=old)
+    client.delete_item(TableName=TABLE, Key=key)
+    (change,) = client.read_changes(TableName=TABLE, Limit=10)["Changes"]
+    assert change["Key"] == key
+    assert change["OldItem"] == old
+    client.ack_changes(TableName=TABLE, Acks=[{"Key": change["Key"], "Seq": change["Seq"]}])
+    assert client.read_changes(TableName=TABLE)["Pending"] == 0
+    client.close()

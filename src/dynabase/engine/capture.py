@@ -25,7 +25,7 @@ from ..errors import ResourceNotFoundException, ValidationException
 from ..types import item_size, validate_item
 from .items import Row, read_row, write_row
 from .schema import Table
-from .storage import dump_item, item_sql, load_item
+from .storage import dump_item, item_sql, load_dumped
 from .streams import _unchanged
 
 if TYPE_CHECKING:
@@ -217,7 +217,7 @@ def read_changes(engine: Engine, table_name: str, limit: int = 100, after_seq: i
         ).fetchone()[0]
         changes = []
         for key_text, seq, at, base, gone, fields, version in rows:
-            key = load_item(key_text, 0)
+            key = load_dumped(key_text)
             change: dict[str, Any] = {"Key": key, "Seq": seq, "At": at}
             if version:
                 change["Version"] = version
@@ -229,7 +229,7 @@ def read_changes(engine: Engine, table_name: str, limit: int = 100, after_seq: i
             if item is not None:
                 change["Item"] = item
             elif gone:
-                change["OldItem"] = load_item(gone, 0)
+                change["OldItem"] = load_dumped(gone)
             changes.append(change)
     return {"Changes": changes, "Pending": pending}
 

@@ -348,6 +348,13 @@ def load_item(text: str, form: int) -> dict:
     return binary_decoded(item) if form & BINARY else item
 
 
+def load_dumped(text: str) -> dict:
+    """An item from :func:`dump_item`'s text when its form was not kept (change-log keys and old images): the
+    BINARY form's base64 is decoded when the text holds a B or BS value (an S value holding ``{"B`` only costs
+    the walk, which decodes B and BS values alone)."""
+    return load_item(text, BINARY if '{"B' in text else 0)
+
+
 def binary_decoded(item: dict) -> dict:
     """``item`` (parsed from text of the :data:`BINARY` form) with its binary values decoded in place."""
     for name, value in item.items():
