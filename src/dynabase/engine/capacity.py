@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal, overload
 
 from ..errors import ValidationException
 from ..types import item_size
@@ -58,7 +58,12 @@ class Consumed:
         self.table_units *= factor
         self.indexes = {name: units * factor for name, units in self.indexes.items()}
 
+    @overload
+    def response(self, mode: Literal["TOTAL", "INDEXES"]) -> dict: ...
+    @overload
+    def response(self, mode: str) -> dict | None: ...
     def response(self, mode: str) -> dict | None:
+        """The ConsumedCapacity member for ``mode``; None for ``NONE``."""
         if mode == "NONE":
             return None
         total = self.table_units + sum(self.indexes.values())
