@@ -526,7 +526,7 @@ class _Parser:
 
     def in_items(self) -> list | None:
         if self.op("[", "<<"):
-            items = self.primary().items  # type: ignore[attr-defined]
+            items = self.primary().items  # type: ignore[attr-defined]  # at [ or <<: a ListLit or BagLit
         elif self.op("(") and not self.kw("select", k=1):
             self.take()
             items = self.expr_list()
