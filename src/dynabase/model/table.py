@@ -316,16 +316,18 @@ class Table:
         cmd: dict[str, Any],
         params: Mapping[str, Any],
         reader: Callable[[dict[str, Any]], Any] | None = None,
+        whole: Callable[[dict[str, Any]], Any] | None = None,
     ) -> Any:
         """Run one client call; errors become :class:`~dynabase.model.errors.OneTableError` subclasses
         (``throw=False`` returns None instead).  With ``reader``, a query through the client's ``read_query``
-        (its ``Items`` are ``reader(item)`` of each item; the caller checked the client has it)."""
+        (its ``Items`` are ``reader(item)`` of each item, and ``whole`` reads those it returns None for; the
+        caller checked the client has it)."""
         client = params.get("client") or self.client
         if params.get("log"):
             self.log("info", f'OneTable "{op}" "{model}"', cmd=cmd)
         try:
             if reader is not None:
-                return client.read_query(reader, **cmd)
+                return client.read_query(reader, whole, **cmd)
             return getattr(client, method)(**cmd)
         except Exception as error:
             if params.get("throw") is False:
