@@ -202,7 +202,10 @@ class CompiledPaths(ModelBase):
             last_key = result.get("LastEvaluatedKey")
             if last_key:
                 cmd["ExclusiveStartKey"] = last_key
-            raw.extend(result.get("Items", ()))
+            if raw:
+                raw.extend(result.get("Items", ()))
+            else:  # the first page's list (the client's, made for this call)
+                raw = result.get("Items") or []
             if raw and cmd.get("Limit"):
                 cmd["Limit"] -= result.get("Count", 0)
                 if cmd["Limit"] <= 0:
@@ -216,7 +219,9 @@ class CompiledPaths(ModelBase):
             page = Page([item for item in raw if item is not SKIP] if skipped else raw)
         if last_key:
             page.next = table.decoder.decode_item(last_key)
-        table.log("info" if p.get("log") else "data", f'OneTable result for "find" "{self.name}"', items=page)
+        level = "info" if p.get("log") else "data"
+        if table.logs(level):
+            table.log(level, f'OneTable result for "find" "{self.name}"', items=page)
         return page
 
     def _compiled_ok(self) -> bool:

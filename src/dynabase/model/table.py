@@ -302,11 +302,22 @@ class Table:
         if callable(logger):
             logger(level, message, context)
             return
-        python_level = _LEVELS.get(level, logging.INFO)
-        if logger is True and python_level < logging.INFO and level not in ("trace", "data"):
-            python_level = logging.INFO
+        python_level = self._python_level(level)
         if _log.isEnabledFor(python_level):
             _log.log(python_level, "%s %s", message, context)
+
+    def logs(self, level: str) -> bool:
+        """Whether :meth:`log` at ``level`` writes anything (a hot path skips making a message that would not)."""
+        logger = self.logger
+        if logger is False:
+            return False
+        return callable(logger) or _log.isEnabledFor(self._python_level(level))
+
+    def _python_level(self, level: str) -> int:
+        python_level = _LEVELS.get(level, logging.INFO)
+        if self.logger is True and python_level < logging.INFO and level not in ("trace", "data"):
+            python_level = logging.INFO
+        return python_level
 
     def execute(
         self,
