@@ -490,7 +490,14 @@ def test_find_reads_items_as_the_engine_makes_them_with_the_results_of_page_read
     fast, general = tables[0].model("Thing"), tables[1].model("Thing")
     seen: list[Any] = []
     real = client.read_query
-    client.read_query = lambda reader, **cmd: seen.append(cmd) or real(reader, **cmd)  # type: ignore[method-assign]
+    wholes: list[Any] = []
+
+    def read_query(reader: Any, whole: Any = None, **cmd: Any) -> Any:
+        seen.append(cmd)
+        wholes.append(whole)
+        return real(reader, whole, **cmd)
+
+    client.read_query = read_query  # type: ignore[method-assign]
     for props, params in [
         ({"pk": "thing#g1"}, {}),
         ({"group": "g1"}, {"limit": 2}),
@@ -504,4 +511,6 @@ def test_find_reads_items_as_the_engine_makes_them_with_the_results_of_page_read
             assert got == want, (props, params)
             assert (got.next, got.prev, got.count) == (want.next, want.prev, want.count)
     assert len(seen) >= 5 and fast._build_find({"pk": "thing#g1"}, {}) is not None
+    # Thing shows no key attribute: its items came without them, the other models' items whole
+    assert not fast._reads_keys and all(whole is not None for whole in wholes)
     assert [item.get("name") for item in fast.find({"pk": "thing#g1"})] == [None, None, None, "other"]

@@ -18,7 +18,7 @@ from botocore.paginate import Paginator
 from botocore.validate import ParamValidator
 
 from ..engine import Engine, capture
-from ..engine.query import ITEM_READER, ReaderError
+from ..engine.query import ITEM_READER, ItemReader, ReaderError
 from ..engine.validation import DATA_PLANE
 from ..errors import DynamoDBError, client_exceptions, to_client_error
 
@@ -206,14 +206,27 @@ class EmbeddedClient(BotoConveniences):
     def _validate(self, operation: str, params: dict[str, Any]) -> None:
         validate_params(self._service, operation, params)
 
-    def read_query(self, reader: Callable[[dict[str, Any]], Any], **kwargs: Any) -> dict[str, Any]:
+    def read_query(
+        self,
+        reader: Callable[[dict[str, Any]], Any],
+        whole: Callable[[dict[str, Any]], Any] | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
         """``query(**kwargs)`` whose ``Items`` are ``reader(item)`` of each item, called as the engine makes the
         item (an internal, optional capability: the entity layer's compiled readers use it when a client has it;
-        the response is otherwise ``query``'s own)."""
-        token = ITEM_READER.set(reader)
+        the response is otherwise ``query``'s own, without ``ResponseMetadata``).
+
+        With ``whole``, a Query of the table itself (no index, no projection) hands ``reader`` its items without
+        the table's key attributes; ``reader`` returns None for an item it must see with them, and that item
+        goes to ``whole`` whole (see :class:`dynabase.engine.query.ItemReader`)."""
+        if not _fast_check(_top_level_types(self._service, "Query"), kwargs):
+            self._validate("Query", kwargs)
+        token = ITEM_READER.set(ItemReader(reader, whole))
         try:
-            response: dict[str, Any] = self.query(**kwargs)
+            response: dict[str, Any] = self.engine.call("Query", kwargs, self._service)
             return response
+        except DynamoDBError as error:
+            raise self._client_error("Query", kwargs, error) from None
         except ReaderError as error:  # what the reader raised, as it raised it
             raise error.error from None
         finally:

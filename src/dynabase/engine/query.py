@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import ValidationException
 from ..expressions import Placeholders
@@ -34,7 +34,21 @@ PAGE_BYTES = 1024 * 1024
 #: while set (see :meth:`dynabase.client.embedded.EmbeddedClient.read_query`), a Query's or Scan's ``Items``
 #: hold ``reader(item)`` of each item instead of the item: an entity layer reads each one as it is made, while
 #: it is still in the CPU's caches, and no page of AttributeValue items is kept. Everything else is unchanged.
-ITEM_READER: ContextVar[Callable[[dict], Any] | None] = ContextVar("ITEM_READER", default=None)
+#: With ``whole`` (see :class:`ItemReader`), a read of the table itself hands ``reader`` items without their
+#: key attributes.
+ITEM_READER: ContextVar[ItemReader | None] = ContextVar("ITEM_READER", default=None)
+
+
+class ItemReader(NamedTuple):
+    """What :data:`ITEM_READER` holds: ``reader(item)``, and ``whole`` (or None).
+
+    With ``whole``, a Query or Scan of the table itself (no index, no projection) leaves the table's key
+    attributes out of the items it hands ``reader``, which costs less for an entity layer that does not show
+    them (a filter never needs them: a Query's may not name them). ``reader`` returns None for an item it must
+    see with its keys (an item of another entity), and that item goes to ``whole`` with them."""
+
+    reader: Callable[[dict], Any]
+    whole: Callable[[dict], Any] | None = None
 
 
 class ReaderError(Exception):
@@ -209,7 +223,15 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
     # one SELECT statement reads one consistent snapshot (SQLite holds its read transaction until the statement
     # is done), so no explicit transaction is needed around the page
     load_row = table.load_row
-    reader = ITEM_READER.get()
+    reader = whole = None
+    item_reader = ITEM_READER.get()
+    if item_reader is not None:
+        reader, whole = item_reader
+        # a Scan's filter may name key attributes: its items are read whole
+        if whole is not None and is_query and index is None and projection is None:
+            load_row = table.load_body
+        else:
+            whole = None
     with engine.storage.lock:
         cursor = engine.storage.conn.execute(sql, args)
         fetch = min(limit, _FETCH) if limit is not None else _FETCH
@@ -233,11 +255,19 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
                     count += 1
                     if select != "COUNT":
                         shown = projection.apply(visible) if projection is not None else visible
-                        try:
-                            items.append(shown if reader is None else reader(shown))
-                        except Exception as error:  # the reader's own: not the engine's failure
-                            raise ReaderError(error) from error
+                        if reader is None:
+                            items.append(shown)
+                        else:
+                            try:
+                                value = reader(shown)
+                                if value is None and whole is not None:
+                                    value = whole(table.load_row(text, binary, pk, sk))
+                            except Exception as error:  # the reader's own: not the engine's failure
+                                raise ReaderError(error) from error
+                            items.append(value)
                 if (limit is not None and scanned >= limit) or total_size >= PAGE_BYTES:
+                    if whole is not None:  # the page's last item, with the keys that end it
+                        item = table.load_row(text, binary, pk, sk)
                     if not (is_query and index is None and _at_range_end(cond, keys, item, forward)):
                         last = _last_key(table, index, item)
                     stop = True

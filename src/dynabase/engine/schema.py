@@ -141,6 +141,12 @@ class Table:
         return row_loader(self.row_keys)
 
     @cached_property
+    def load_body(self) -> RowLoader:
+        """:attr:`load_row` without putting the key attributes back (a body written before keys were left out
+        still has them)."""
+        return row_loader(())
+
+    @cached_property
     def index_key_names(self) -> frozenset[str]:
         """The attributes that are a key of some secondary index (and not of the table)."""
         names = {n for i in self.indexes.values() for n in i.keys.names}

@@ -391,7 +391,7 @@ def row_loader(keys: RowKeys) -> RowLoader:
     Tables with S keys (most) get a loader without a loop: this runs for every item read."""
     load, parse = load_item, _loads_plain  # plain text (form 0, most rows) is parsed without a call between
     if not keys:
-        return lambda text, form, pk, sk: load(text, form)
+        return lambda text, form, pk, sk: load(text, form) if form else parse(text)
     if [(typ, column) for _, typ, column in keys] in ([("S", 0)], [("S", 0), ("S", 1)]):
         if len(keys) == 1:
             ((hash_name, _, _),) = keys

@@ -28,7 +28,7 @@ from .paging import Page
 from .read import SKIP
 from .request import SANITY_PAGES
 from .spec import MISSING
-from .templates import inline_render
+from .templates import inline_prefix, inline_render
 from .values import js_str
 from .where import NEEDS_EXPANSION, Placeholders
 
@@ -190,19 +190,22 @@ class CompiledPaths(ModelBase):
         with ``read_query`` (the embedded one) hands each item to the model's reader as the engine makes it;
         another's pages of AttributeValue items are read after."""
         p, cmd, table = built.params, built.cmd, self.table
-        reader = skipped = None
+        reader = whole = skipped = None
         if hasattr(p.get("client") or table.client, "read_query"):
-            reader, skipped = self._item_reader("find", p)  # type: ignore[attr-defined]
+            reader, whole, skipped = self._item_reader("find", p)  # type: ignore[attr-defined]
         raw: list[Any] = []
         pages = 0
         while True:
-            result = table.execute(self.name, "find", "query", cmd, p, reader)
+            result = table.execute(self.name, "find", "query", cmd, p, reader, whole)
             if result is None:  # throw=False swallowed an error
                 return Page()
             last_key = result.get("LastEvaluatedKey")
             if last_key:
                 cmd["ExclusiveStartKey"] = last_key
-            raw.extend(result.get("Items", ()))
+            if raw:
+                raw.extend(result.get("Items", ()))
+            else:  # the first page's list (the client's, made for this call)
+                raw = result.get("Items") or []
             if raw and cmd.get("Limit"):
                 cmd["Limit"] -= result.get("Count", 0)
                 if cmd["Limit"] <= 0:
@@ -216,7 +219,9 @@ class CompiledPaths(ModelBase):
             page = Page([item for item in raw if item is not SKIP] if skipped else raw)
         if last_key:
             page.next = table.decoder.decode_item(last_key)
-        table.log("info" if p.get("log") else "data", f'OneTable result for "find" "{self.name}"', items=page)
+        level = "info" if p.get("log") else "data"
+        if table.logs(level):
+            table.log(level, f'OneTable result for "find" "{self.name}"', items=page)
         return page
 
     def _compiled_ok(self) -> bool:
@@ -272,20 +277,30 @@ class CompiledPaths(ModelBase):
             i = index[f.name]
             namespace[f"render{i}"] = f.template.renderer
             general = f"render{i}(props, {f.iso_dates!r})"
-            lines += [
-                f"    if {f.name!r} not in props:",
-                "        try:",
-                *(
-                    inline_render(f.template.parts, "props", "v", general, "            ")
-                    if getattr(f.template, "simple", False)
-                    else [f"            v = {general}"]
-                ),
-            ]
-            if find and f.attribute[0] == self.primary.sort:
+            simple = getattr(f.template, "simple", False)
+            if find and f.attribute[0] == self.primary.sort:  # a missing value: begins_with its prefix
                 lines += [
+                    f"    if {f.name!r} not in props:",
+                    "        try:",
+                    *(
+                        inline_prefix(f.template.parts, "props", "v", "prefix", general, "            ")
+                        if simple
+                        else ["            prefix = None", f"            v = {general}"]
+                    ),
                     "            if v is None:",
-                    f"                prefix = F{i}.template.prefix(props, iso_dates={f.iso_dates!r})",
+                    "                if prefix is None:",
+                    f"                    prefix = F{i}.template.prefix(props, iso_dates={f.iso_dates!r})",
                     '                v = {"begins": prefix} if prefix else None',
+                ]
+            else:
+                lines += [
+                    f"    if {f.name!r} not in props:",
+                    "        try:",
+                    *(
+                        inline_render(f.template.parts, "props", "v", general, "            ")
+                        if simple
+                        else [f"            v = {general}"]
+                    ),
                 ]
             lines += [
                 "        except ValueError:",

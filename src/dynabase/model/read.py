@@ -31,13 +31,17 @@ class ReadPath(ModelBase):
         self._read_written: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
         self._read_items: Callable[..., list[dict[str, Any]]] | None = None
         self._read_one: Callable[..., Any] | None = None
+        self._read_own: Callable[[dict[str, Any]], Any] | None = None
+        self._reads_keys = True
         fields = self.fields
         if self.spec.generic or any(
             f.crypt or f.encode or f.fields is not None or len(f.attribute) > 1 for f in fields.values()
         ):
             return
         plan = [f for f in fields.values() if not f.hidden]
-        self._reader, self._read_written, self._read_items, self._read_one = compile_readers(
+        #: whether the compiled reader reads a key attribute of the table (a key field shown)
+        self._reads_keys = any(f.attribute[0] in self.primary.keys for f in plan)
+        self._reader, self._read_written, self._read_items, self._read_one, self._read_own = compile_readers(
             plan, self.table.decoder, self.type_field, self.name
         )
 
@@ -66,10 +70,12 @@ class ReadPath(ModelBase):
 
     def _item_reader(
         self, op: str, p: Mapping[str, Any]
-    ) -> tuple[Callable[[dict[str, Any]], Any], list[Any]]:
+    ) -> tuple[Callable[[dict[str, Any]], Any], Callable[[dict[str, Any]], Any] | None, list[Any]]:
         """A reader of one AttributeValue item (``_read_one`` with the model's ``other``), for a client that reads
-        each item as it is made (see :meth:`RequestPath` 's compiled find), and the list that collects the
-        :data:`SKIP` it returns for an item that is no result (a unique field's sentinel)."""
+        each item as it is made (see :meth:`RequestPath` 's compiled find); the reader of whole items when the
+        first may be handed items without the table's key attributes (it returns None for an item of another
+        model, which the second reads whole), or None; and the list that collects the :data:`SKIP` they return
+        for an item that is no result (a unique field's sentinel)."""
         skipped: list[Any] = []
 
         def other(raw: dict[str, Any]) -> Any:
@@ -82,7 +88,10 @@ class ReadPath(ModelBase):
 
         read_one = self._read_one
         assert read_one is not None  # a compiled model's (the caller's check)
-        return partial(read_one, other), skipped
+        if self._reads_keys:
+            return partial(read_one, other), None, skipped
+        assert self._read_own is not None  # compiled with read_one
+        return self._read_own, other, skipped
 
     def _read_other(self, op: str, raw: dict[str, Any], p: Mapping[str, Any], out: list[Any]) -> None:
         """Append the result for ``raw``, read by the model its type attribute names (none for a sentinel)."""
@@ -205,11 +214,12 @@ class ReadPath(ModelBase):
 
 def compile_readers(
     plan: list[FieldSpec], decoder: Decoder, type_field: str, model: str
-) -> tuple[Any, Any, Any, Any]:
+) -> tuple[Any, Any, Any, Any, Any]:
     """Functions generated for the fields of ``plan`` (in order): ``read_item`` (an AttributeValue item -> result
     dict), ``read_written`` (a written record: stored forms by field name -> result dict) and ``read_items(raws,
     other)`` (a page: ``read_item`` inlined for the items of ``model``, ``other(raw, out)`` for the rest) and
-    ``read_one(other, raw)`` (one item: ``read_item``'s result for an item of ``model``, ``other(raw)`` for others).
+    ``read_one(other, raw)`` (one item: ``read_item``'s result for an item of ``model``, ``other(raw)`` for others)
+    and ``read_own(raw)`` (``read_one`` with None for the items of other models).
     Straight-line code, one statement per field with its attribute name, type test and default inlined: no
     loop over fields, no lookups of the schema per call."""
     auto = decoder.number is not Decimal
@@ -289,11 +299,19 @@ def compile_readers(
         "read_stored": _read_stored,
         "fresh": _fresh,
     }
+    # an item of this model (or with no type attribute) has the tag OWN (as the default) or a value equal to it
+    namespace["OWN"] = {"S": model}
     one = [
         "def read_one(other, raw):",
-        f"    tag = raw.get({type_field!r})",
-        f'    if tag is not None and tag.get("S") != {model!r}:',
+        f"    if raw.get({type_field!r}, OWN) != OWN:",
         "        return other(raw)",
+        *item[1:],
+        "    return rec",
+    ]
+    own = [
+        "def read_own(raw):",
+        f"    if raw.get({type_field!r}, OWN) != OWN:",
+        "        return None",
         *item[1:],
         "    return rec",
     ]
@@ -302,17 +320,22 @@ def compile_readers(
         "    page = []",
         "    append = page.append",
         "    for raw in raws:",
-        f"        tag = raw.get({type_field!r})",
-        f'        if tag is not None and tag.get("S") != {model!r}:',
+        f"        if raw.get({type_field!r}, OWN) != OWN:",
         "            other(raw, page)",
         "            continue",
         *("    " + line for line in item[1:]),
         "        append(rec)",
         "    return page",
     ]
-    source = [*item, "    return rec", "", *written, "    return rec", "", *page, "", *one]
+    source = [*item, "    return rec", "", *written, "    return rec", "", *page, "", *one, "", *own]
     exec("\n".join(source), namespace)  # noqa: S102
-    return namespace["read_item"], namespace["read_written"], namespace["read_items"], namespace["read_one"]
+    return (
+        namespace["read_item"],
+        namespace["read_written"],
+        namespace["read_items"],
+        namespace["read_one"],
+        namespace["read_own"],
+    )
 
 
 #: the AttributeValue type a field of these types is stored as, taken as it is

@@ -302,11 +302,22 @@ class Table:
         if callable(logger):
             logger(level, message, context)
             return
-        python_level = _LEVELS.get(level, logging.INFO)
-        if logger is True and python_level < logging.INFO and level not in ("trace", "data"):
-            python_level = logging.INFO
+        python_level = self._python_level(level)
         if _log.isEnabledFor(python_level):
             _log.log(python_level, "%s %s", message, context)
+
+    def logs(self, level: str) -> bool:
+        """Whether :meth:`log` at ``level`` writes anything (a hot path skips making a message that would not)."""
+        logger = self.logger
+        if logger is False:
+            return False
+        return callable(logger) or _log.isEnabledFor(self._python_level(level))
+
+    def _python_level(self, level: str) -> int:
+        python_level = _LEVELS.get(level, logging.INFO)
+        if self.logger is True and python_level < logging.INFO and level not in ("trace", "data"):
+            python_level = logging.INFO
+        return python_level
 
     def execute(
         self,
@@ -316,16 +327,18 @@ class Table:
         cmd: dict[str, Any],
         params: Mapping[str, Any],
         reader: Callable[[dict[str, Any]], Any] | None = None,
+        whole: Callable[[dict[str, Any]], Any] | None = None,
     ) -> Any:
         """Run one client call; errors become :class:`~dynabase.model.errors.OneTableError` subclasses
         (``throw=False`` returns None instead).  With ``reader``, a query through the client's ``read_query``
-        (its ``Items`` are ``reader(item)`` of each item; the caller checked the client has it)."""
+        (its ``Items`` are ``reader(item)`` of each item, and ``whole`` reads those it returns None for; the
+        caller checked the client has it)."""
         client = params.get("client") or self.client
         if params.get("log"):
             self.log("info", f'OneTable "{op}" "{model}"', cmd=cmd)
         try:
             if reader is not None:
-                return client.read_query(reader, **cmd)
+                return client.read_query(reader, whole, **cmd)
             return getattr(client, method)(**cmd)
         except Exception as error:
             if params.get("throw") is False:

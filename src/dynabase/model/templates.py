@@ -93,4 +93,47 @@ def inline_render(parts: tuple, values: str, out: str, general: str, indent: str
     return [indent + line for line in lines]
 
 
-__all__ = ["FastTemplate", "inline_render"]
+def inline_prefix(parts: tuple, values: str, out: str, prefix: str, general: str, indent: str) -> list[str]:
+    """:func:`inline_render`'s lines for a find's sort key: ``out`` is the text when every referenced value is
+    a str or an int; when one is missing and those before it are str or int, ``out`` is None and ``prefix``
+    the text before it (``Template.prefix``'s); otherwise ``out`` is the expression ``general`` (``prefix``
+    then stays None)."""
+    lines = [f"{prefix} = None"]
+    refs = [(i, name, length, pad) for i, (_, name, length, pad) in enumerate(parts) if name is not None]
+    if not refs:
+        return [*(indent + line for line in lines), *inline_render(parts, values, out, general, indent)]
+    lines += [f"{out}_{i} = {values}.get({name!r})" for i, name, _, _ in refs]
+
+    def made(upto: int) -> tuple[list[str], str]:
+        """The conversions of the refs before part ``upto`` and the text of the parts before it."""
+        steps, pieces = [], []
+        for i, (literal, name, length, pad) in enumerate(parts[:upto]):
+            if name is None:
+                pieces.append(repr(literal))
+                continue
+            ref = f"{out}_{i}"
+            steps += [f"if type({ref}) is not str:", f"    {ref} = str({ref})"]
+            if length:
+                steps += [
+                    f"if len({ref}) < {length}:",
+                    f"    {ref} = {pad!r} * ({length} - len({ref})) + {ref}",
+                ]
+            pieces.append(ref)
+        return steps, " + ".join(pieces) or repr("")
+
+    def usable(ref: str) -> str:
+        return f"(type({ref}) is str or type({ref}) is int)"
+
+    steps, text = made(len(parts))
+    lines.append(f"if {' and '.join(usable(f'{out}_{i}') for i, _, _, _ in refs)}:")
+    lines += [*("    " + line for line in steps), f"    {out} = {text}"]
+    for k, (i, _, _, _) in enumerate(refs):
+        before = [usable(f"{out}_{j}") for j, _, _, _ in refs[:k]]
+        lines.append(f"elif {' and '.join([*before, f'{out}_{i} is None'])}:")
+        steps, text = made(i)
+        lines += [*("    " + line for line in steps), f"    {out} = None", f"    {prefix} = {text}"]
+    lines += ["else:", f"    {out} = {general}"]
+    return [indent + line for line in lines]
+
+
+__all__ = ["FastTemplate", "inline_prefix", "inline_render"]
