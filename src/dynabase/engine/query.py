@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationException
 from ..expressions import Placeholders
@@ -24,6 +22,7 @@ from ..types import (
 )
 from .capacity import Consumed, check_mode, read_units
 from .items import bind_condition, bind_projection, bind_request, check_scalar_keys
+from .readers import ITEM_READER, ReaderError
 from .schema import Index, Table
 from .storage import item_sql, partition_hash
 
@@ -31,35 +30,6 @@ if TYPE_CHECKING:
     from .engine import Engine
 
 PAGE_BYTES = 1024 * 1024
-#: while set (see :meth:`dynabase.client.embedded.EmbeddedClient.read_query`), a Query's or Scan's ``Items``
-#: hold ``reader(item)`` of each item instead of the item: an entity layer reads each one as it is made, while
-#: it is still in the CPU's caches, and no page of AttributeValue items is kept. Everything else is unchanged.
-#: With ``whole`` (see :class:`ItemReader`), a read of the table itself hands ``reader`` items without their
-#: key attributes.
-ITEM_READER: ContextVar[ItemReader | None] = ContextVar("ITEM_READER", default=None)
-
-
-class ItemReader(NamedTuple):
-    """What :data:`ITEM_READER` holds: ``reader(item)``, and ``whole`` (or None).
-
-    With ``whole``, a Query or Scan of the table itself (no index, no projection) leaves the table's key
-    attributes out of the items it hands ``reader``, which costs less for an entity layer that does not show
-    them (a filter never needs them: a Query's may not name them). ``reader`` returns None for an item it must
-    see with its keys (an item of another entity), and that item goes to ``whole`` with them."""
-
-    reader: Callable[[dict], Any]
-    whole: Callable[[dict], Any] | None = None
-
-
-class ReaderError(Exception):
-    """What ``ITEM_READER`` raised (``error``): :meth:`Engine.call` passes it on as it is, not as a failure of
-    the engine's own, and the client raises ``error`` itself."""
-
-    def __init__(self, error: Exception) -> None:
-        super().__init__(error)
-        self.error = error
-
-
 _FETCH = 256
 _HASH_SPACE = 1 << 32
 
