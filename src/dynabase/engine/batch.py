@@ -160,7 +160,9 @@ def batch_get_item(engine: Engine, req: dict) -> dict:
             if mode != "NONE":
                 c = Consumed(table)
                 c.table_units = units
-                consumed.append(c.response(mode))
+                response = c.response(mode)
+                assert response is not None  # (mode is not NONE)
+                consumed.append(response)
     out: dict[str, Any] = {"Responses": responses, "UnprocessedKeys": unprocessed}
     if mode != "NONE":
         out["ConsumedCapacity"] = consumed

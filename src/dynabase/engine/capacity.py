@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal, overload
 
 from ..errors import ValidationException
 from ..types import item_size
@@ -58,7 +58,12 @@ class Consumed:
         self.table_units *= factor
         self.indexes = {name: units * factor for name, units in self.indexes.items()}
 
+    @overload
+    def response(self, mode: Literal["TOTAL", "INDEXES"]) -> dict: ...
+    @overload
+    def response(self, mode: str) -> dict | None: ...
     def response(self, mode: str) -> dict | None:
+        """The ConsumedCapacity member for ``mode``; None for ``NONE``."""
         if mode == "NONE":
             return None
         total = self.table_units + sum(self.indexes.values())
@@ -78,15 +83,21 @@ class Consumed:
 
 def index_write_units(index: Index, old: dict | None, new: dict | None) -> float:
     """Write units for an index: a put of the new entry, a delete of the old one, or both when its key moved."""
-    old_key = index.key_of(old) if old else None
-    new_key = index.key_of(new) if new else None
+    old_key = old_entry = new_key = new_entry = None
+    if old:
+        old_key = index.key_of(old)
+        if old_key is not None:  # the old item is in the index: its entry there
+            old_entry = index.project(old)
+    if new:
+        new_key = index.key_of(new)
+        if new_key is not None:
+            new_entry = index.project(new)
     if old_key is None and new_key is None:
         return 0.0
-    old_entry = index.project(old) if old_key is not None else None
-    new_entry = index.project(new) if new_key is not None else None
     if old_key == new_key:
         if old_entry == new_entry:
             return 0.0
+        assert old_entry is not None and new_entry is not None  # the same key, so both items have an entry
         return write_units(max(item_size(old_entry), item_size(new_entry)))
     units = 0.0
     if old_entry is not None:

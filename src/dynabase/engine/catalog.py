@@ -8,7 +8,7 @@ import threading
 import time
 import uuid
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, cast
 
 from ..errors import (
     LimitExceededException,
@@ -105,8 +105,7 @@ class Catalog:
     # -- CreateTable ---------------------------------------------------------------------------------------
 
     def create_table(self, req: dict) -> dict:
-        name = req.get("TableName")
-        check_table_name(name)
+        name = check_table_name(req.get("TableName"))
         attr_types = _attribute_definitions(req.get("AttributeDefinitions"))
         keys = _key_schema(req.get("KeySchema"), attr_types, table_keys=None)
         billing = req.get("BillingMode") or "PROVISIONED"
@@ -153,13 +152,13 @@ class Catalog:
                     raise ValidationException(
                         "Local Secondary Index range key not specified in Attribute Definitions.Type unknown."
                     )
-                index = _index_description(spec, attr_types, keys, "LSI", billing, seen)
-                if index["KeySchema"][0]["AttributeName"] != keys.hash_name:
+                described = _index_description(spec, attr_types, keys, "LSI", billing, seen)
+                if described["KeySchema"][0]["AttributeName"] != keys.hash_name:
                     raise ValidationException(
                         "Local Secondary indices must have the same hash key as the main table"
                     )
-                used.update(k["AttributeName"] for k in index["KeySchema"])
-                desc["LocalSecondaryIndexes"].append(index)
+                used.update(k["AttributeName"] for k in described["KeySchema"])
+                desc["LocalSecondaryIndexes"].append(described)
         if gsis is not None:
             if not gsis:
                 raise ValidationException(
@@ -169,9 +168,9 @@ class Catalog:
                 raise ValidationException("GlobalSecondaryIndex count exceeds the per-table limit")
             desc["GlobalSecondaryIndexes"] = []
             for spec in _members(gsis, "globalSecondaryIndexes"):
-                index = _index_description(spec, attr_types, keys, "GSI", billing, seen)
-                used.update(k["AttributeName"] for k in index["KeySchema"])
-                desc["GlobalSecondaryIndexes"].append(index)
+                described = _index_description(spec, attr_types, keys, "GSI", billing, seen)
+                used.update(k["AttributeName"] for k in described["KeySchema"])
+                desc["GlobalSecondaryIndexes"].append(described)
         if set(attr_types) != used:
             raise ValidationException(
                 "The number of attributes in key schema must match the number of attributes defined in attribute definitions."
@@ -396,9 +395,9 @@ class Catalog:
                             if k.get("KeyType") == "HASH"
                             else "One or more parameter values were invalid: Global Secondary Index range key not specified in Attribute Definitions."
                         )
-                index = _index_description(spec, attr_types, table.keys, "GSI", current_billing, set())
-                desc.setdefault("GlobalSecondaryIndexes", []).append(index)
-                created.append(index["IndexName"])
+                described = _index_description(spec, attr_types, table.keys, "GSI", current_billing, set())
+                desc.setdefault("GlobalSecondaryIndexes", []).append(described)
+                created.append(described["IndexName"])
             elif "Delete" in update:
                 iname = update["Delete"].get("IndexName")
                 gsis = desc.get("GlobalSecondaryIndexes", [])
@@ -490,9 +489,11 @@ def _update_index_name(update: dict) -> str:
 # -- helpers -------------------------------------------------------------------------------------------------
 
 
-def check_table_name(name: Any) -> None:
+def check_table_name(name: Any) -> str:
+    """``name`` if it is a valid table or index name, else DynamoDB's ValidationException."""
     if not isinstance(name, str) or not _NAME.match(name):
         raise ValidationException(_BAD_NAME)
+    return name
 
 
 def _attribute_definitions(defs: Any) -> dict[str, str]:
@@ -505,7 +506,8 @@ def _attribute_definitions(defs: Any) -> dict[str, str]:
             raise ValidationException("Member must satisfy enum value set: [B, N, S]")
         if name in out:
             raise ValidationException("Cannot have two attributes with the same name")
-        out[name] = typ
+        # a str: Engine.call validated the request's shape first (validation.before refuses a null name)
+        out[cast(str, name)] = typ
     return out
 
 
@@ -631,8 +633,7 @@ def _throughput(spec: Any, billing: str, what: str) -> dict:
 def _index_description(
     spec: dict, attr_types: dict, table_keys: KeySchema, kind: str, billing: str, seen: set[str]
 ) -> dict:
-    name = spec.get("IndexName")
-    check_table_name(name)
+    name = check_table_name(spec.get("IndexName"))
     if name in seen:
         if kind == "GSI" and "\0lsi:" + name in seen:
             raise ValidationException(
@@ -665,16 +666,19 @@ def _index_description(
             )
         if len(set(non_key)) != len(non_key):
             raise ValidationException("Cannot have two attributes with the same name")
+        included = {"NonKeyAttributes": list(non_key)}
     elif non_key is not None:
         raise ValidationException(
             "No attributes should be specified to be projected unless projection type is INCLUDE"
         )
+    else:
+        included = {}
     out: dict[str, Any] = {
         "IndexName": name,
         "KeySchema": _key_schema_list(keys),
         "Projection": {
             "ProjectionType": ptype,
-            **({"NonKeyAttributes": list(non_key)} if ptype == "INCLUDE" else {}),
+            **included,
         },
     }
     if kind == "GSI":

@@ -161,10 +161,13 @@ def _condition(attribute: str, op: Any, values: Any) -> _Condition:
             )
     if op in ("IN", "BETWEEN") and len({type_of(v) for v in values}) > 1:
         raise ValidationException(_INVALID + "AttributeValues inside AttributeValueList must be of same type")
-    if op == "BETWEEN" and compare_values(values[0], values[1]) > 0:
-        raise ValidationException(
-            "The BETWEEN condition was provided a range where the lower bound is greater than the upper bound"
-        )
+    if op == "BETWEEN":
+        order = compare_values(values[0], values[1])
+        assert order is not None  # two scalars (BETWEEN's types) of one type, both checked above
+        if order > 0:
+            raise ValidationException(
+                "The BETWEEN condition was provided a range where the lower bound is greater than the upper bound"
+            )
     return _Condition(attribute, op, values)
 
 
@@ -245,6 +248,7 @@ def _check_key_conditions(conditions: list[_Condition], keys: KeySchema) -> None
         raise ValidationException("Query condition missed key schema element")
     _check_key_condition(by_name[keys.hash_name], keys.hash_type, "Hash", _HASH_OPERATORS)
     if keys.range_name in by_name:
+        assert keys.range_type is not None  # a KeySchema with a range_name has its range_type
         _check_key_condition(by_name[keys.range_name], keys.range_type, "Range", _RANGE_OPERATORS)
 
 

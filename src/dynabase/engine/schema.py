@@ -39,7 +39,7 @@ class KeySchema:
     def range_attrs(self) -> tuple[tuple[str, str], ...]:
         """``(name, type)`` of every sort key attribute, in KeySchema order."""
         first = ((self.range_name, self.range_type),) if self.range_name else ()
-        return first + self.more_range  # type: ignore[return-value]
+        return first + self.more_range  # type: ignore[return-value]  # range_type is set with range_name
 
     @cached_property
     def attrs(self) -> tuple[tuple[str, str], ...]:
@@ -60,7 +60,7 @@ class Index:
     projection: str  # ALL, KEYS_ONLY, INCLUDE
     non_key: tuple[str, ...]
     sql: str  # the SQLite table holding the index rows
-    table_keys: KeySchema = None  # type: ignore[assignment]
+    table_keys: KeySchema = None  # type: ignore[assignment]  # always given (table_from_description)
 
     def projected_names(self) -> set[str] | None:
         """Attribute names the index holds, or None for ALL."""
@@ -131,6 +131,7 @@ class Table:
         """The key attributes left out of stored bodies (see :data:`dynabase.engine.storage.RowKeys`)."""
         keys = [(self.keys.hash_name, self.keys.hash_type, 0)]
         if self.keys.range_name:
+            # (range_type is set with range_name)
             keys.append((self.keys.range_name, self.keys.range_type, 1))  # type: ignore[arg-type]
         return tuple(k for k in keys if k[1] in ("S", "B"))
 
@@ -177,7 +178,8 @@ class Table:
             raise ValidationException("One of the required keys was not given a value")
         hk = key_bytes(hv, ks.hash_type, ks.hash_name, MAX_HASH_KEY_SIZE)
         if ks.range_name:
-            return hk, key_bytes(rv, ks.range_type, ks.range_name, MAX_RANGE_KEY_SIZE)
+            # rv was checked above, and a KeySchema with a range_name has its range_type; a hot path, so no casts
+            return hk, key_bytes(rv, ks.range_type, ks.range_name, MAX_RANGE_KEY_SIZE)  # type: ignore[arg-type]
         return hk, b""
 
     def key_of(self, item: dict) -> dict:

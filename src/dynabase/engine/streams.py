@@ -95,6 +95,7 @@ def record_change(
     else:
         event = "MODIFY"
     some = new if new is not None else old
+    assert some is not None  # _unchanged(None, None) returned above
     data: dict[str, Any] = {
         "ApproximateCreationDateTime": float(int(time.time())),
         "Keys": table.key_of(some),

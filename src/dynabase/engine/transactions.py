@@ -174,8 +174,10 @@ class _Action:
         """Find the action's table and row; its identity for the one-item rule."""
         self.table = engine.catalog.get(self.spec.get("TableName"))
         if self.kind == "Put":
-            self.row = Row(self.table, self.item, what="item")
-            self.table.check_index_keys(self.item)
+            item = self.item
+            assert item is not None  # a Put's item, set in __init__
+            self.row = Row(self.table, item, what="item")
+            self.table.check_index_keys(item)
         else:
             self.row = Row(self.table, self.key)
         if self.condition is not None and self.kind != "ConditionCheck":
@@ -189,6 +191,7 @@ class _Action:
         the table, and the actions then apply one after the other."""
         raw = self.spec.get("Key") if self.kind != "Put" else None
         key = self.item if self.kind == "Put" else self.key
+        assert key is not None  # a Put's item, set in __init__
         ident: list = [self.table.name]
         for name in self.table.keys.names:
             ((kind, inner),) = key[name].items()
@@ -216,9 +219,11 @@ class _Action:
         if self.kind == "ConditionCheck":
             return current
         if self.kind == "Update":
-            check_scalar_keys(self.table, self.update.updated_paths + self.update.read_paths)
+            update = self.update
+            assert update is not None  # __init__ refused an Update without an UpdateExpression
+            check_scalar_keys(self.table, update.updated_paths + update.read_paths)
             base = current if current is not None else dict(self.key)
-            self.item, self.size = checked_item(self.table, self.update.apply(base), updating=True)
+            self.item, self.size = checked_item(self.table, update.apply(base), updating=True)
         return self.item
 
     def bill(self, consumed: dict[str, Consumed]) -> None:
@@ -302,13 +307,13 @@ class _Run:
         if all(reason is None for reason in outcomes):
             return None
         reasons = []
-        for reason in outcomes:
-            if reason is None:
+        for outcome in outcomes:
+            if outcome is None:
                 reasons.append({"Code": "None"})
                 continue
-            if reason.ident is not None and reason.ident in self.view:
-                reason.item = self.view[reason.ident]
-            reasons.append(reason.response())
+            if outcome.ident is not None and outcome.ident in self.view:
+                outcome.item = self.view[outcome.ident]
+            reasons.append(outcome.response())
         return reasons
 
 

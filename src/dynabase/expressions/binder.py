@@ -16,6 +16,7 @@ Binding produces closures: operands become ``item -> AttributeValue | None`` fun
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from ..errors import ValidationException
 from . import ast
@@ -166,9 +167,9 @@ class Binder:
                 resolved.append(name)
             else:
                 resolved.append(element)
-        resolved = tuple(resolved)
-        self.paths.append(resolved)
-        return resolved
+        path = tuple(resolved)
+        self.paths.append(path)
+        return path
 
     def value(self, node: ast.Value) -> dict:
         value = self.ph.value(node.text)
@@ -275,7 +276,8 @@ class Binder:
             operand = self.condition(node.operand)
             return lambda item: not operand(item)
         if cls is ast.Function:
-            return self.function(node).get
+            # a condition function's operand (attribute_exists, begins_with...) reads a bool, not a value
+            return cast("Callable[[dict], bool]", self.function(node).get)
         if cls is ast.Compare:
             return self.compare(node)
         if cls is ast.Between:
@@ -332,6 +334,7 @@ class Binder:
                 raise self.type_error("BETWEEN", operand.type)
         self.distinct("BETWEEN", subject, [low, high])
         if low.const is not None and high.const is not None:
+            assert low.raw is not None and high.raw is not None  # a :value operand has both (see operand)
             bounds = f"lower bound operand: {describe(low.raw)}, upper bound operand: {describe(high.raw)}"
             if low.type != high.type:
                 raise self.error(

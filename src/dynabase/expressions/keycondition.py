@@ -133,7 +133,7 @@ def _range_error(names: list[str], because: str) -> None:
     )
 
 
-def _walk(node, names: _Names, conditions: dict) -> None:
+def _walk(node, names: _Names, conditions: dict[str, tuple[str, tuple]]) -> None:
     cls = node.__class__
     if cls is ast.And:
         _walk(node.left, names, conditions)
@@ -186,14 +186,13 @@ def _leaf(node, names: _Names) -> tuple[str, str, tuple]:
     name = None
     values = []
     for operand in operands:
-        cls = operand.__class__
-        if cls is ast.Path:
+        if operand.__class__ is ast.Path:  # (mypy narrows on `x.__class__ is X`, not on a saved `cls`)
             if name is not None:
                 raise ValidationException(
                     "Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition"
                 )
             name = names.path(operand)
-        elif cls is ast.Value:
+        elif operand.__class__ is ast.Value:
             if name is None:
                 if op in ("BETWEEN", "begins_with"):
                     raise ValidationException(

@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .errors import OneTableArgError
 
@@ -325,7 +325,9 @@ def _load_indexes(indexes: Any) -> dict[str, IndexSpec]:
             project = list(project)
         out[name] = IndexSpec(
             name=name,
-            hash=hash_,
+            # None only for a primary index without a hash (a secondary one without is local, so takes the
+            # primary's), which the schema's validation refuses ("indexes.primary.hash: required")
+            hash=cast(str, hash_),
             sort=sort,
             kind=kind,
             project=project,

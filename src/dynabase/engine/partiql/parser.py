@@ -9,11 +9,11 @@ DynamoDB's words, as DynamoDB Local does.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from ...errors import ValidationException
 from ...expressions import deep
-from .lexer import FUNCTION_KEYWORDS, Malformed, Token, malformed, tokenize
+from .lexer import FUNCTION_KEYWORDS, Token, malformed, tokenize
 
 IN_OPERANDS = (
     "IN operator must have a left hand argument of type Variable Reference and right hand argument of type Seq "
@@ -261,7 +261,7 @@ class _Parser:
             self.fail()
         return self.take()
 
-    def fail(self) -> Malformed:
+    def fail(self) -> NoReturn:  # raises Malformed
         raise malformed(self.statement)
 
     def defer(self, message: str, error: type[ValidationException] = ValidationException) -> None:
@@ -526,7 +526,7 @@ class _Parser:
 
     def in_items(self) -> list | None:
         if self.op("[", "<<"):
-            items = self.primary().items  # type: ignore[attr-defined]
+            items = self.primary().items  # type: ignore[attr-defined]  # at [ or <<: a ListLit or BagLit
         elif self.op("(") and not self.kw("select", k=1):
             self.take()
             items = self.expr_list()
@@ -597,7 +597,7 @@ class _Parser:
                 self.expect_op(close)
                 return ListLit(tok, items) if value == "[" else BagLit(tok, items)
             if value == "{":
-                pairs = []
+                pairs: list[tuple[Node, Node]] = []
                 while not self.op("}"):
                     if pairs:
                         self.expect_op(",")
@@ -607,7 +607,6 @@ class _Parser:
                 self.take()
                 return StructLit(tok, pairs)
         self.fail()
-        raise AssertionError  # unreachable
 
     def args(self) -> list[Node]:
         self.expect_op("(")

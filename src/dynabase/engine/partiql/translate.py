@@ -276,9 +276,11 @@ class _Translator(Expressions):
         if node.items is None:
             return None
         shape = []
+        paths: list[Path] = []
         for item in node.items:
             if not isinstance(item, Path):
                 raise StatementError(f"Unexpected path component at {item.tok.where}")
+            paths.append(item)
             steps = self.steps(item)
             last = max((i for i, s in enumerate(steps) if isinstance(s, str)), default=-1)
             label = steps[last] if last >= 0 else item.name
@@ -293,8 +295,8 @@ class _Translator(Expressions):
                 raise StatementError(f"Duplicate identifiers in select clause: {label}")
         # the same path tree as a ProjectionExpression's, but fed in the order written
         tree = PathTree(None, StatementError)
-        for item in node.items:
-            tree.add((item.name, *self.steps(item)))  # type: ignore[union-attr]
+        for path in paths:
+            tree.add((path.name, *self.steps(path)))
         return shape
 
     def select(self, node: Select) -> ReadPlan:
@@ -331,7 +333,8 @@ class _Translator(Expressions):
             return self.ph.into(req)
 
         parts = conjuncts(node.where)
-        hash_values, hash_node = None, None
+        hash_values: list[dict] = []
+        hash_node: Node | None = None
         for part in parts:
             value = self.key_equality(part, keys.hash_name)
             if value is not None:
@@ -347,15 +350,16 @@ class _Translator(Expressions):
                     and part.value.name == keys.hash_name
                     and part.items
                 ):
-                    values = [self.constant(i) for i in part.items]
-                    if all(v is not None for v in values):
+                    constants = [self.constant(i) for i in part.items]
+                    values = [v for v in constants if v is not None]
+                    if len(values) == len(constants):  # every item a constant
                         hash_values, hash_node = values, part
                         break
         if hash_node is None:
             return ReadPlan(
                 "Scan", [request(None, [], [node.where] if node.where is not None else [])], shape
             )
-        for value in hash_values:  # type: ignore[union-attr]
+        for value in hash_values:
             self.check_key(value, keys.hash_name, keys.hash_type, True)
         rest = [p for p in parts if p is not hash_node]
         ranged = [p for p in rest if keys.range_name is not None and self.range_condition(p, keys.range_name)]
@@ -370,7 +374,7 @@ class _Translator(Expressions):
             post = self.ph.into({"ConditionExpression": self.join(after)})
             if roots:  # the condition needs what it reads, whatever the statement selects
                 roots += sorted(set().union(*map(references, after)) - set(roots))
-        unique = {encode_key(v): v for v in hash_values}  # type: ignore[union-attr]
+        unique = {encode_key(v): v for v in hash_values}
         ordered = [unique[k] for k in sorted(unique, reverse=partitions_descending)]
         return ReadPlan("Query", [request(v, key_part, rest) for v in ordered], shape, post)
 
@@ -398,19 +402,26 @@ class _Translator(Expressions):
             op, value_node = node.op, node.right
             if not (isinstance(node.left, Path) and node.left.name == name and not node.left.steps):
                 op, value_node = _FLIPPED[node.op], node.left
-            value = self.check_key(self.constant(value_node), name, type_, False)  # type: ignore[arg-type]
+            value = self.check_key(self.key_constant(value_node), name, type_, False)
             return f"{placeholder} {op} {self.ph.value(value)}"
         if isinstance(node, Between):
-            low = self.check_key(self.constant(node.low), name, type_, False)  # type: ignore[arg-type]
-            high = self.check_key(self.constant(node.high), name, type_, False)  # type: ignore[arg-type]
+            low = self.check_key(self.key_constant(node.low), name, type_, False)
+            high = self.check_key(self.key_constant(node.high), name, type_, False)
             return f"{placeholder} BETWEEN {self.ph.value(low)} AND {self.ph.value(high)}"
-        value = self.constant(node.args[1])  # type: ignore[attr-defined]
-        if value is not None and "N" in value:
+        assert isinstance(node, Call)  # begins_with: range_condition takes no other node
+        prefix = self.key_constant(node.args[1])
+        if "N" in prefix:
             raise StatementError(
                 "Incorrect operand type for operator or function; operator or function: begins_with, operand type: N"
             )
-        value = self.check_key(value, name, type_, False)  # type: ignore[arg-type]
-        return f"begins_with({placeholder}, {self.ph.value(value)})"
+        prefix = self.check_key(prefix, name, type_, False)
+        return f"begins_with({placeholder}, {self.ph.value(prefix)})"
+
+    def key_constant(self, node: Node) -> dict:
+        """The value of a key condition's operand, which range_condition found to be a constant."""
+        value = self.constant(node)
+        assert value is not None
+        return value
 
     def order(self, node: Select, keys: Any) -> tuple[bool, bool]:
         """(ScanIndexForward, partitions in descending order) from ORDER BY."""
