@@ -21,8 +21,8 @@ class ItemReader(NamedTuple):
     not show them (a filter never needs them: a Query's may not name them). ``reader`` returns None for an item
     it must see with its keys (an item of another entity), and that item goes to ``whole`` with them."""
 
-    reader: Callable[[dict], Any]
-    whole: Callable[[dict], Any] | None = None
+    reader: Callable[[dict[str, Any]], Any]
+    whole: Callable[[dict[str, Any]], Any] | None = None
 
 
 #: the reader of the current call, if any
