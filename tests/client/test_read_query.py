@@ -134,3 +134,48 @@ def test_with_whole_the_reader_gets_items_without_their_keys() -> None:
             == plain
         )
     client.close()
+
+
+def test_read_item_is_get_item_with_the_item_read() -> None:
+    """``read_item(reader, whole)``: ``get_item``'s response with ``reader(item)`` as its Item (without the key
+    attributes when ``whole`` is given, the item whole for ``whole`` when ``reader`` returns None), nothing read
+    when there is no item, a projection's item as ``get_item`` gives it; the reader's errors as they are."""
+    client = dynabase.connect(":memory:")
+    client.create_table(
+        TableName="rows",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        AttributeDefinitions=[
+            {"AttributeName": "pk", "AttributeType": "S"},
+            {"AttributeName": "sk", "AttributeType": "S"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    item = {"pk": {"S": "p"}, "sk": {"S": "s"}, "n": {"N": "1"}, "b": {"B": b"\x00"}}
+    client.put_item(TableName="rows", Item=item)
+    key = {"pk": {"S": "p"}, "sk": {"S": "s"}}
+    want = client.get_item(TableName="rows", Key=key, ReturnConsumedCapacity="TOTAL")
+    got = client.read_item(
+        lambda it: ("part", it), lambda it: 1 / 0, TableName="rows", Key=key, ReturnConsumedCapacity="TOTAL"
+    )
+    assert got["Item"] == ("part", {"n": {"N": "1"}, "b": {"B": b"\x00"}})
+    assert got["ConsumedCapacity"] == want["ConsumedCapacity"] and "ResponseMetadata" not in got
+    assert client.read_item(lambda it: None, lambda it: ("whole", it), TableName="rows", Key=key)["Item"] == (
+        "whole",
+        want["Item"],
+    )
+    assert client.read_item(lambda it: ("all", it), TableName="rows", Key=key)["Item"] == (
+        "all",
+        want["Item"],
+    )
+    projected = {"ProjectionExpression": "pk, n"}
+    assert (
+        client.read_item(lambda it: it, lambda it: 1 / 0, TableName="rows", Key=key, **projected)["Item"]
+        == (client.get_item(TableName="rows", Key=key, **projected)["Item"])
+    )
+    missing = {"pk": {"S": "p"}, "sk": {"S": "none"}}
+    assert "Item" not in client.read_item(lambda it: 1 / 0, TableName="rows", Key=missing)
+    with pytest.raises(ZeroDivisionError):
+        client.read_item(lambda it: 1 / 0, TableName="rows", Key=key)
+    with pytest.raises(client.exceptions.ResourceNotFoundException):
+        client.read_item(lambda it: it, TableName="missing", Key=key)
+    client.close()

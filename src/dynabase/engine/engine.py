@@ -18,6 +18,7 @@ from ..errors import (
 )
 from . import batch, capture, extras, items, legacy, query, streams, transactions, ttl, validation
 from .catalog import TABLE_NOT_FOUND, Catalog, CatalogChanged
+from .readers import ReaderError
 from .schema import Table
 from .storage import Storage
 
@@ -155,7 +156,7 @@ class Engine:
             raise
         except RecursionError:
             raise InternalFailure(_INTERNAL)
-        except query.ReaderError:  # the caller's item reader failed (see query.ITEM_READER): its error
+        except ReaderError:  # the caller's item reader failed (see readers.ITEM_READER): its error
             raise
         except Exception:  # a bug must not look like a successful call or leak a traceback to callers
             log.exception("internal error in %s", operation)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationException
 from ..expressions import Placeholders
 from ..expressions.keycondition import (
+    KeyCondition,
+    MultiKeyCondition,
     bind_key_condition,
     extract_key_conditions,
     multi_key_condition,
@@ -24,6 +24,7 @@ from ..types import (
 )
 from .capacity import Consumed, check_mode, read_units
 from .items import bind_condition, bind_projection, bind_request, check_scalar_keys
+from .readers import ITEM_READER, ReaderError
 from .schema import Index, Table
 from .storage import item_sql, partition_hash
 
@@ -31,35 +32,6 @@ if TYPE_CHECKING:
     from .engine import Engine
 
 PAGE_BYTES = 1024 * 1024
-#: while set (see :meth:`dynabase.client.embedded.EmbeddedClient.read_query`), a Query's or Scan's ``Items``
-#: hold ``reader(item)`` of each item instead of the item: an entity layer reads each one as it is made, while
-#: it is still in the CPU's caches, and no page of AttributeValue items is kept. Everything else is unchanged.
-#: With ``whole`` (see :class:`ItemReader`), a read of the table itself hands ``reader`` items without their
-#: key attributes.
-ITEM_READER: ContextVar[ItemReader | None] = ContextVar("ITEM_READER", default=None)
-
-
-class ItemReader(NamedTuple):
-    """What :data:`ITEM_READER` holds: ``reader(item)``, and ``whole`` (or None).
-
-    With ``whole``, a Query or Scan of the table itself (no index, no projection) leaves the table's key
-    attributes out of the items it hands ``reader``, which costs less for an entity layer that does not show
-    them (a filter never needs them: a Query's may not name them). ``reader`` returns None for an item it must
-    see with its keys (an item of another entity), and that item goes to ``whole`` with them."""
-
-    reader: Callable[[dict], Any]
-    whole: Callable[[dict], Any] | None = None
-
-
-class ReaderError(Exception):
-    """What ``ITEM_READER`` raised (``error``): :meth:`Engine.call` passes it on as it is, not as a failure of
-    the engine's own, and the client raises ``error`` itself."""
-
-    def __init__(self, error: Exception) -> None:
-        super().__init__(error)
-        self.error = error
-
-
 _FETCH = 256
 _HASH_SPACE = 1 << 32
 
@@ -101,7 +73,8 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
         )
     else:
         filt, projection, bound_key, ph = bind_request(req, _bind_scan, ("FilterExpression",))
-    cond = segment = None
+    cond: KeyCondition | MultiKeyCondition | None = None
+    segment = None
     if is_query:
         for bound in (filt, projection, bound_key):
             if bound is not None:
@@ -150,7 +123,7 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
         for bound in (filt, projection):
             if bound is not None:
                 check_scalar_keys(table, bound.paths)
-    if projection is not None and gsi:
+    if projection is not None and gsi and index is not None:
         projected = index.projected_names()
         if projected is not None:
             missing = [n for n in projection.top_level_names if n not in projected]
@@ -223,6 +196,9 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
     # one SELECT statement reads one consistent snapshot (SQLite holds its read transaction until the statement
     # is done), so no explicit transaction is needed around the page
     load_row = table.load_row
+    # the index's projection of an item (project_index and fetches are only set for an index)
+    project = index.project if index is not None else _whole_item
+    all_projected = index is None or index.projection == "ALL"
     reader = whole = None
     item_reader = ITEM_READER.get()
     if item_reader is not None:
@@ -242,11 +218,11 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
             stop = False
             for text, binary, size, pk, sk in rows:
                 item = load_row(text, binary, pk, sk)
-                visible = index.project(item) if project_index else item
+                visible = project(item) if project_index else item
                 if fetches:
                     fetched_units += read_units(size, consistent)
-                    size = item_size(index.project(item))
-                elif project_index and index.projection != "ALL":
+                    size = item_size(project(item))
+                elif project_index and not all_projected:
                     size = item_size(visible)
                 scanned += 1
                 total_size += size
@@ -484,21 +460,20 @@ def _sort_ranges(
     # inclusive bound is the successor of the part, which is self-delimiting
     parts = [prefix + encode_key_part(v) for v in values]
     after = _successor(prefix) if prefix else None
-    low: bytes | None = prefix or None
-    high: bytes | None = after
+    lower, upper = prefix or None, after
     if op == "=":
-        low, high = parts[0], _successor(parts[0])
+        lower, upper = parts[0], _successor(parts[0])
     elif op == "<":
-        high = parts[0]
+        upper = parts[0]
     elif op == "<=":
-        high = _successor(parts[0])
+        upper = _successor(parts[0])
     elif op == ">":
-        low = _successor(parts[0])
+        lower = _successor(parts[0])
     elif op == ">=":
-        low = parts[0]
+        lower = parts[0]
     else:  # BETWEEN
-        low, high = parts[0], _successor(parts[1])
-    return ([(">=", low)] if low is not None else []) + ([("<", high)] if high is not None else [])
+        lower, upper = parts[0], _successor(parts[1])
+    return ([(">=", lower)] if lower is not None else []) + ([("<", upper)] if upper is not None else [])
 
 
 def _multi_key_ranges(
@@ -538,6 +513,10 @@ def _av_text(value: dict) -> str:
     return "{" + kind + ":" + str(inner) + "}"
 
 
+def _whole_item(item: dict) -> dict:
+    return item
+
+
 def validate_value_checked(value: dict) -> dict:
     return validate_item({"v": value})["v"]
 
@@ -574,6 +553,7 @@ def _start_position(table: Table, index: Index | None, start: Any, cond: Any, ke
         position = [ikey[1], pk, sk] if is_query else [ikey[0], ikey[1], pk, sk]
     if is_query:
         if keys.multi:
+            assert ikey is not None  # multi-attribute keys are an index's
             matches = ikey[0] == key_ranges[0] and all(
                 _OPS[op](ikey[1], bound) for op, bound in key_ranges[1]
             )

@@ -277,17 +277,24 @@ def _decoded(value: dict) -> dict:
     return value
 
 
-_stdlib_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-_stdlib_dumps_binary = json.JSONEncoder(
+_stdlib_dumps: Callable[[dict[str, Any]], str] = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":")
+).encode
+_stdlib_dumps_binary: Callable[[dict[str, Any]], str] = json.JSONEncoder(
     ensure_ascii=False, separators=(",", ":"), default=_encode_default
 ).encode
-_stdlib_scan = json.JSONDecoder().scan_once  # our own compact JSON: no surrounding whitespace to skip
+# our own compact JSON: no surrounding whitespace to skip (scan_once is set by JSONDecoder.__init__, which
+# typeshed does not declare)
+_stdlib_scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _stdlib_loads(text: str) -> Any:
     return _stdlib_scan(text, 0)[0]
 
 
+_dumps_plain: Callable[[dict[str, Any]], str]
+_dumps_binary: Callable[[dict[str, Any]], str]
+_loads_plain: Callable[[str], Any]
 try:  # orjson writes exactly the same compact text, 3-6x faster; the standard library's codec otherwise
     import orjson
 except ImportError:  # pragma: no cover - orjson is a dependency, but the engine does not need it
@@ -295,13 +302,13 @@ except ImportError:  # pragma: no cover - orjson is a dependency, but the engine
 else:
     _orjson_dumps = orjson.dumps
 
-    def _dumps_plain(item: dict) -> str:
+    def _orjson_plain(item: dict[str, Any]) -> str:
         return _orjson_dumps(item).decode("utf-8")
 
-    def _dumps_binary(item: dict) -> str:
+    def _orjson_binary(item: dict[str, Any]) -> str:
         return _orjson_dumps(item, default=_encode_default).decode("utf-8")
 
-    _loads_plain = orjson.loads
+    _dumps_plain, _dumps_binary, _loads_plain = _orjson_plain, _orjson_binary, orjson.loads
 
 #: what an item text's form (the ``bin`` column of its row, and of a stream record) says: ``BINARY``, its B and
 #: BS values are base64 text; ``SHORT``, its most frequent JSON fragments are single control characters
@@ -589,5 +596,5 @@ class _WriteTransaction:
         storage = self.storage
         entries, storage.journal = storage.journal, []
         storage.conn.execute("COMMIT" if commit else "ROLLBACK")
-        if commit and storage.on_commit is not None:
+        if commit and storage.on_commit is not None and entries is not None:
             storage.on_commit(entries)

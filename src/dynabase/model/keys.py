@@ -14,6 +14,7 @@ from .base import ModelBase
 from .codec import encode
 from .errors import OneTableArgError, ValidationError
 from .expression import key_operator_misuse
+from .read import SKIP
 from .spec import FieldSpec, IndexSpec, make_template
 from .templates import inline_render
 
@@ -61,8 +62,19 @@ class KeyPath(ModelBase):
         key = self._fast_key(properties)
         if key is None:
             return GENERAL
+        client = table.client
+        readers = self._get_readers
+        if readers is not None and hasattr(client, "read_item"):
+            # the embedded client reads the item as the engine makes it (without its keys when not shown)
+            try:
+                found = client.read_item(
+                    *readers, TableName=table.name, Key=key, ConsistentRead=bool(params.get("consistent"))
+                ).get("Item")
+            except Exception as error:
+                raise table.call_error(self.name, "get", error) from error
+            return None if found is None or found is SKIP else found
         try:  # Table.execute's call, with none of the params it reads (GET_PARAMS has none of them)
-            response = table.client.get_item(
+            response = client.get_item(
                 TableName=table.name, Key=key, ConsistentRead=bool(params.get("consistent"))
             )
         except Exception as error:
