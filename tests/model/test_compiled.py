@@ -462,68 +462,15 @@ def test_writes_neither_change_nor_share_the_callers_containers(pair: Any) -> No
 
 
 class _NoReadQuery:
-    """A client without the embedded client's ``read_query`` and ``read_item`` (as boto3's and the lean
-    clients)."""
+    """A client without the embedded client's ``read_query`` (as boto3's and the lean clients)."""
 
     def __init__(self, client: Any) -> None:
         self._client = client
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("read_query", "read_item"):
+        if name == "read_query":
             raise AttributeError(name)
         return getattr(self._client, name)
-
-
-def test_get_reads_the_item_as_the_engine_makes_it_with_the_results_of_reading_it_after(pair: Any) -> None:
-    """On the embedded client a get by key reads the item as the engine makes it (``read_item``; without its
-    key attributes for a model that shows none); the result is that of reading the response after (a client
-    without ``read_item``) and of the general path: the model's items, another model's item at the key, a sync
-    tombstone and a unique field's sentinel (no result), no item."""
-    client, tables = pair
-    odd = {
-        "thing#0008#a": {"_type": {"S": "Simple"}, "name": {"S": "other"}, "n": {"N": "2"}},
-        "thing#0009#a": {"_type": {"S": "Thing"}, "group": {"S": "g1"}, "_syncDel": {"BOOL": True}},
-        "thing#0010#a": {"_type": {"S": "_Unique"}},
-    }
-    for table in tables:
-        for props in THINGS:
-            table.model("Thing").create(props)
-            table.model("Simple").create({"pk": props["group"], "sk": str(props["seq"]), "name": "n", "n": 1})
-        for sk, item in odd.items():
-            client.put_item(TableName=table.name, Item={"pk": {"S": "thing#g1"}, "sk": {"S": sk}, **item})
-    page_reading = Table("fast", _NoReadQuery(client), SCHEMA, generate=lambda: "generated")
-    calls: list[Any] = []
-    real = client.read_item
-
-    def read_item(reader: Any, whole: Any = None, **cmd: Any) -> Any:
-        if cmd["TableName"] == "fast":
-            calls.append(whole)
-        return real(reader, whole, **cmd)
-
-    client.read_item = read_item  # type: ignore[method-assign]
-    keys = [
-        ("Thing", {"group": "g1", "seq": 2, "kind": "b"}),
-        ("Thing", {"group": "g2", "seq": 5, "kind": "a"}),
-        ("Thing", {"group": "g1", "seq": 8, "kind": "a"}),
-        ("Thing", {"group": "g1", "seq": 9, "kind": "a"}),
-        ("Thing", {"group": "g1", "seq": 10, "kind": "a"}),
-        ("Thing", {"group": "g1", "seq": 11, "kind": "a"}),
-        ("Simple", {"pk": "g2", "sk": "4"}),
-        ("Simple", {"pk": "thing#g1", "sk": "thing#0008#a"}),
-        ("Simple", {"pk": "nothing", "sk": "x"}),
-    ]
-    for name, key in keys:
-        want = tables[1].model(name).get(dict(key))
-        assert tables[0].model(name).get(dict(key)) == want, (name, key)
-        assert page_reading.model(name).get(dict(key)) == want, (name, key)
-    got = [tables[0].model("Thing").get(dict(key)) for _, key in keys[2:5]]
-    # the Simple item, whole: Simple shows its keys
-    assert got[0] == {"pk": "thing#g1", "sk": "thing#0008#a", "name": "other", "n": 2}
-    assert got[1:] == [None, None]
-    # one call per get; Thing shows no key attribute (a reader of whole items goes along), Simple shows both
-    assert len(calls) == len(keys) + 3
-    assert all(whole is not None for whole in calls[:6]) and all(whole is None for whole in calls[6:9])
-    assert all(whole is not None for whole in calls[9:])
 
 
 def test_find_reads_items_as_the_engine_makes_them_with_the_results_of_page_reading(pair: Any) -> None:

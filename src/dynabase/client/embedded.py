@@ -18,7 +18,7 @@ from botocore.paginate import Paginator
 from botocore.validate import ParamValidator
 
 from ..engine import Engine, capture
-from ..engine.readers import ITEM_READER, ItemReader, ReaderError
+from ..engine.readers import ITEM_READER, ReaderError
 from ..engine.validation import DATA_PLANE
 from ..errors import DynamoDBError, client_exceptions, to_client_error
 
@@ -218,33 +218,15 @@ class EmbeddedClient(BotoConveniences):
 
         With ``whole``, a Query of the table itself (no index, no projection) hands ``reader`` its items without
         the table's key attributes; ``reader`` returns None for an item it must see with them, and that item
-        goes to ``whole`` whole (see :class:`dynabase.engine.readers.ItemReader`)."""
-        return self._read("Query", reader, whole, kwargs)
-
-    def read_item(
-        self,
-        reader: Callable[[dict[str, Any]], Any],
-        whole: Callable[[dict[str, Any]], Any] | None = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        """``get_item(**kwargs)`` whose ``Item`` (when there is one) is ``reader(item)``, and ``whole`` as for
-        :meth:`read_query` (without a projection); internal and optional, as :meth:`read_query`."""
-        return self._read("GetItem", reader, whole, kwargs)
-
-    def _read(
-        self,
-        operation: str,
-        reader: Callable[[dict[str, Any]], Any],
-        whole: Callable[[dict[str, Any]], Any] | None,
-        kwargs: dict[str, Any],
-    ) -> dict[str, Any]:
-        if not _fast_check(_top_level_types(self._service, operation), kwargs):
-            self._validate(operation, kwargs)
-        token = ITEM_READER.set(ItemReader(reader, whole))
+        goes to ``whole`` whole (see :data:`dynabase.engine.readers.ItemReader`)."""
+        if not _fast_check(_top_level_types(self._service, "Query"), kwargs):
+            self._validate("Query", kwargs)
+        token = ITEM_READER.set((reader, whole))
         try:
-            return self.engine.call(operation, kwargs, self._service)
+            response: dict[str, Any] = self.engine.call("Query", kwargs, self._service)
+            return response
         except DynamoDBError as error:
-            raise self._client_error(operation, kwargs, error) from None
+            raise self._client_error("Query", kwargs, error) from None
         except ReaderError as error:  # what the reader raised, as it raised it
             raise error.error from None
         finally:

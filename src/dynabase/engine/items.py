@@ -19,7 +19,6 @@ from ..expressions import (
 from ..types import MAX_ITEM_SIZE, attribute_size, item_size, validate_item, validate_sized_item, value_size
 from .capacity import Consumed, check_mode, collection_metrics, read_units
 from .catalog import CatalogChanged
-from .readers import ITEM_READER, ReaderError
 from .schema import Table
 from .storage import (
     body_of,
@@ -221,20 +220,14 @@ def read_item(conn: Any, table: Table, row: Row) -> tuple[dict | None, int]:
     No catalog check is needed here: a table's key schema never changes and table ids are never reused, so a
     cached table is either right or gone (``no such table``, and the engine reloads the catalog).
     """
-    found = fetch_stored(conn, table, row)
-    if found is None:
-        return None, 0
-    return table.load_row(found[0], found[1], row.pk, row.sk), found[2]
-
-
-def fetch_stored(conn: Any, table: Table, row: Row) -> tuple[str, int, int] | None:
-    """The stored text of the item at ``row``, its form and its size, or None (see :func:`read_item`)."""
-    found: tuple[str, int, int] | None = _fetch(
+    found = _fetch(
         conn,
         f"SELECT {item_sql(table.sql)}, bin, size FROM {table.sql} WHERE h = ? AND pk = ? AND sk = ?",
         row,
     )
-    return found
+    if found is None:
+        return None, 0
+    return table.load_row(found[0], found[1], row.pk, row.sk), found[2]
 
 
 def _fetch(conn: Any, sql: str, row: Row) -> Any:
@@ -507,30 +500,11 @@ def get_item(engine: Engine, req: dict) -> dict:
     if projection is not None:  # before the key's checks, as Local makes them
         check_scalar_keys(table, projection.paths)
     row = Row(table, key)
-    item_reader = ITEM_READER.get()
-    if item_reader is None:
-        with engine.storage.lock:
-            item, size = read_item(engine.storage.conn, table, row)
-    else:
-        # a reader given ``whole`` gets the item without its key attributes (see readers.ItemReader)
-        whole = item_reader.whole if projection is None else None
-        with engine.storage.lock:
-            found = fetch_stored(engine.storage.conn, table, row)
-        item, size = None, 0
-        if found is not None:
-            text, form, size = found
-            item = (table.load_body if whole is not None else table.load_row)(text, form, row.pk, row.sk)
+    with engine.storage.lock:
+        item, size = read_item(engine.storage.conn, table, row)
     out: dict[str, Any] = {}
     if item is not None:
-        shown = projection.apply(item) if projection is not None else item
-        if item_reader is not None:
-            try:
-                shown = item_reader.reader(shown)
-                if shown is None and whole is not None:
-                    shown = whole(table.load_row(text, form, row.pk, row.sk))
-            except Exception as error:  # the reader's own: not the engine's failure
-                raise ReaderError(error) from error
-        out["Item"] = shown
+        out["Item"] = projection.apply(item) if projection is not None else item
     if mode != "NONE":
         consumed = Consumed(table)
         consumed.table_units = max(

@@ -37,8 +37,7 @@ class ModelBase:
     fields: dict[str, FieldSpec]
     _reader: Callable[[Mapping[str, Any]], dict[str, Any]] | None
     _read_written: Callable[[Mapping[str, Any]], dict[str, Any]] | None
-    #: a get's reader and whole-item reader for a client's ``read_item`` (see ``ReadPath``), or None
-    _get_readers: tuple[Callable[[dict[str, Any]], Any], Callable[[dict[str, Any]], Any] | None] | None
+    _read_own: Callable[[dict[str, Any]], Any] | None
 
     if TYPE_CHECKING:  # pragma: no cover
         # model.Model

@@ -14,7 +14,6 @@ from .base import ModelBase
 from .codec import encode
 from .errors import OneTableArgError, ValidationError
 from .expression import key_operator_misuse
-from .read import SKIP
 from .spec import FieldSpec, IndexSpec, make_template
 from .templates import inline_render
 
@@ -62,19 +61,8 @@ class KeyPath(ModelBase):
         key = self._fast_key(properties)
         if key is None:
             return GENERAL
-        client = table.client
-        readers = self._get_readers
-        if readers is not None and hasattr(client, "read_item"):
-            # the embedded client reads the item as the engine makes it (without its keys when not shown)
-            try:
-                found = client.read_item(
-                    *readers, TableName=table.name, Key=key, ConsistentRead=bool(params.get("consistent"))
-                ).get("Item")
-            except Exception as error:
-                raise table.call_error(self.name, "get", error) from error
-            return None if found is None or found is SKIP else found
         try:  # Table.execute's call, with none of the params it reads (GET_PARAMS has none of them)
-            response = client.get_item(
+            response = table.client.get_item(
                 TableName=table.name, Key=key, ConsistentRead=bool(params.get("consistent"))
             )
         except Exception as error:
@@ -82,11 +70,11 @@ class KeyPath(ModelBase):
         raw = response.get("Item")
         if not raw or DELETED_ATTR in raw:  # none, or a sync tombstone
             return None
-        reader = self._reader
-        if reader is not None:
-            tag = raw.get(self.type_field)
-            if tag is None or tag.get("S") == self.name:
-                return reader(raw)
+        read_own = self._read_own  # None for an item of another model (read by that model below)
+        if read_own is not None:
+            found = read_own(raw)
+            if found is not None:
+                return found
         items = self._read_raw_items("get", [raw], {"parse": True})
         return items[0] if items else None
 

@@ -11,7 +11,6 @@ from decimal import Decimal
 from functools import partial
 from typing import Any
 
-from ..clock import DELETED_ATTR
 from .base import ModelBase
 from .codec import Decoder
 from .expression import Expression
@@ -34,7 +33,6 @@ class ReadPath(ModelBase):
         self._read_one: Callable[..., Any] | None = None
         self._read_own: Callable[[dict[str, Any]], Any] | None = None
         self._reads_keys = True
-        self._get_readers = None
         fields = self.fields
         if self.spec.generic or any(
             f.crypt or f.encode or f.fields is not None or len(f.attribute) > 1 for f in fields.values()
@@ -46,29 +44,6 @@ class ReadPath(ModelBase):
         self._reader, self._read_written, self._read_items, self._read_one, self._read_own = compile_readers(
             plan, self.table.decoder, self.type_field, self.name
         )
-        self._get_readers = self._compile_get_readers(self._read_one, self._read_own)
-
-    def _compile_get_readers(
-        self, read_one: Callable[..., Any], read_own: Callable[[dict[str, Any]], Any]
-    ) -> tuple[Callable[[dict[str, Any]], Any], Callable[[dict[str, Any]], Any] | None]:
-        """The ``reader`` and ``whole`` of a get through a client's ``read_item`` (see ``_item_reader``): the
-        result, or :data:`SKIP` for an item that gives none (a sync tombstone, a unique field's sentinel)."""
-
-        def whole(raw: dict[str, Any]) -> Any:  # an item of another model, with its keys
-            items = self._read_raw_items("get", [raw], {"parse": True})
-            return items[0] if items else SKIP
-
-        if self._reads_keys:
-
-            def read_with_keys(raw: dict[str, Any]) -> Any:
-                return SKIP if DELETED_ATTR in raw else read_one(whole, raw)
-
-            return read_with_keys, None
-
-        def read(raw: dict[str, Any]) -> Any:
-            return SKIP if DELETED_ATTR in raw else read_own(raw)
-
-        return read, whole
 
     def _fast_read_ok(self, p: Mapping[str, Any]) -> bool:
         return (
