@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import dataclasses
 import importlib.util
@@ -21,10 +22,10 @@ import pytest
 
 import dynabase
 from dynabase.cli import main
-from dynabase.model import Table, ValidationError
+from dynabase.model import AsyncTable, Table, ValidationError
 from dynabase.model.errors import OneTableArgError
 from dynabase.model.spec import load
-from dynabase.model.typed import Page, TypedModel, entity, field, schema_of
+from dynabase.model.typed import AsyncTypedModel, Page, TypedModel, entity, field, schema_of
 from dynabase.model.typegen import typegen
 from dynabase.schema import load_schema
 
@@ -87,6 +88,8 @@ def test_sample_app_passes_mypy_strict_and_wrong_names_or_types_fail(sample: Pat
         "bad_attribute.py": ('"count": fault.count + 1', '"count": fault.cuont + 1'),
         "bad_index.py": ('{"severity": "error"}, index="gs1"', '{"tenant": "acme"}, index="gs1"'),
         "bad_key.py": ('app.Device.create(id="d1", ', "app.Device.create("),
+        "bad_await.py": ("    device = await app.Device.create(", "    device = app.Device.create("),
+        "bad_async_type.py": ('message="noisy", opened=7)', 'message="noisy", opened="7")'),
     }
     for name, (old, new) in wrong.items():
         assert app.count(old) == 1, old
@@ -119,6 +122,11 @@ def test_sample_app_passes_mypy_strict_and_wrong_names_or_types_fail(sample: Pat
         by_file["bad_index.py"]
     )
     assert "[call-arg]" in "".join(by_file["bad_key.py"])  # the key field id is required
+    # an accessor of an AsyncTable gives coroutines: a result used without await is an error
+    assert "[attr-defined]" in "".join(by_file["bad_await.py"]) and "Coroutine" in "".join(
+        by_file["bad_await.py"]
+    )
+    assert "[arg-type]" in "".join(by_file["bad_async_type.py"])
     assert run.returncode == 1, run.stdout + run.stderr
 
 
@@ -150,6 +158,18 @@ def test_sample_app_runs_on_the_embedded_engine(sample: Path, monkeypatch: pytes
     hints = typing.get_type_hints(models.Fault)
     assert hints["severity"] == Literal["info", "warn", "error"]
     assert hints["created"] is datetime and hints["loc"] == models.FaultLoc | None
+
+    # the awaited accessors over an AsyncTable (threads on the embedded engine), on the same table
+    out = asyncio.run(_run_async(app, table))
+    assert out["device"] == "pump" and out["count"] == 1 and out["again"] == "noisy"
+    assert len(out["found"]) == 1 and out["by_severity"] == 1 and out["changed"] == "quiet"
+    assert out["scanned"] == ["d1", "d2"] and out["removed"] and out["gone"]
+
+
+async def _run_async(app: ModuleType, table: Table) -> dict[str, object]:
+    async with AsyncTable.wrap(table) as wrapped:
+        result: dict[str, object] = await app.run_async(wrapped)
+        return result
 
 
 def test_generated_models_for_every_field_type(tmp_path: Path) -> None:
@@ -361,6 +381,35 @@ def test_schema_of_declared_classes_round_trips_through_typegen(tmp_path: Path) 
     assert orders.remove(customer="c1", id=made.id) == made
     with pytest.raises(OneTableArgError, match="not an entity class"):
         schema_of([int], indexes=INDEXES)
+
+
+def test_async_typed_model_of_declared_classes() -> None:
+    """``AsyncTypedModel``: a hand-declared class over an AsyncTable, every call awaited, the same entities as
+    the blocking accessor gives."""
+    table = _table(schema_of([Order], indexes=INDEXES, params={"isoDates": True}))
+
+    async def calls() -> None:
+        async with AsyncTable.wrap(table) as wrapped:
+            orders = AsyncTypedModel(wrapped, Order)
+            assert repr(orders) == "<AsyncTypedModel Order as Order>"
+            made = await orders.create(
+                customer="c2", total=Decimal("3"), lines=[OrderLine(sku="b", quantity=1)]
+            )
+            assert isinstance(made, Order) and made == TypedModel(table, Order).get(customer="c2", id=made.id)
+            assert await orders.get(customer="c2", id=made.id) == made
+            assert [o.id for o in await orders.find({"customer": "c2"}, limit=5)] == [made.id]
+            changed = await orders.update(customer="c2", id=made.id, total=Decimal("4.5"))
+            assert (
+                changed.total == Decimal("4.5")
+                and (await orders.upsert(customer="c2", id=made.id, total=5)).total == 5
+            )
+            assert [o.id for o in await orders.scan()] == [made.id]
+            with pytest.raises(OneTableArgError, match="Unknown find/scan parameter"):
+                await orders.find({"customer": "c2"}, batch={})  # type: ignore[call-arg]
+            assert (await orders.remove(customer="c2", id=made.id)).id == made.id  # type: ignore[union-attr]
+            assert await orders.get(customer="c2", id=made.id) is None
+
+    asyncio.run(calls())
 
 
 def test_cli_typegen_prints_and_refuses_bad_schemas(

@@ -24,6 +24,8 @@ Design (``docs/typed.md`` has the whole of it):
   a ``schema``) and lists of them are converted recursively.
 * The dict API is unchanged: ``accessor.model`` is the ``Model``, ``accessor.entity_of(item)`` types one of its
   results.  Conditions, transactions, batches and expression updates stay there.
+* Over an :class:`~dynabase.model.AsyncTable` the same accessors are awaited: :class:`AsyncModelBase` (what
+  ``typegen``'s ``...AsyncModel`` classes build on) and :class:`AsyncTypedModel`.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from .errors import OneTableArgError, ValidationError
 if TYPE_CHECKING:  # pragma: no cover
     from typing_extensions import Unpack
 
+    from .aio import AsyncModel, AsyncTable
     from .model import Model
     from .table import Table
 
@@ -372,28 +375,23 @@ def plan(cls: type) -> _Plan:
 # -- accessors ----------------------------------------------------------------------------------------------
 
 
-class ModelBase(Generic[E]):
-    """A model of ``table`` seen through the entity class ``E``: the runtime of the typed accessors.
-
-    Subclasses set ``entity`` (and ``name`` when the model's name is not the entity's); generated ones define
-    ``create`` / ``get`` / ``find`` / ``update`` / ``remove`` with exact signatures over ``_create``...
-    """
+class _Accessor(Generic[E]):
+    """What the sync and async typed accessors share: the entity class, its compiled plan, the conversions."""
 
     entity: type[E]
     name: str | None = None
 
-    def __init__(self, table: Table, entity: type[E] | None = None, *, name: str | None = None) -> None:
+    def __init__(self, table: Any, entity: type[E] | None = None, *, name: str | None = None) -> None:
         if entity is not None:
             self.entity = entity
         cls = self.entity
-        model = name or self.name or getattr(cls, "__dynabase__", {}).get("model") or cls.__name__
-        self.model: Model = table.model(model)
+        self._model_name = name or self.name or getattr(cls, "__dynabase__", {}).get("model") or cls.__name__
         self._plan = plan(cls)
         self._read = self._plan.read
         self._write = self._plan.write
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.model.name} as {self.entity.__name__}>"
+        return f"<{type(self).__name__} {self._model_name} as {self.entity.__name__}>"
 
     def entity_of(self, item: Mapping[str, Any]) -> E:
         """An item of the dict API (``accessor.model``) as an entity."""
@@ -407,6 +405,9 @@ class ModelBase(Generic[E]):
         read = self._read
         return Page([read(item) for item in page], next=page.next, prev=page.prev)
 
+    def _maybe(self, item: Any) -> E | None:
+        return None if item is None else typing.cast(E, self._read(item))
+
     def _params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         unknown = set(params) - _FIND_PARAMS
         if unknown:
@@ -416,12 +417,33 @@ class ModelBase(Generic[E]):
             )
         return dict(params)
 
+    def _find_params(self, model: Model, index: str | None, params: Mapping[str, Any]) -> dict[str, Any]:
+        p = self._params(params)
+        if index is not None:
+            p["index"] = index
+            spec = model.indexes.get(index)
+            if spec is not None and spec.project != "all":
+                # a partial projection would give partial entities: read each whole item (one GetItem each)
+                p.setdefault("follow", True)
+        return p
+
+
+class ModelBase(_Accessor[E]):
+    """A model of ``table`` seen through the entity class ``E``: the runtime of the typed accessors.
+
+    Subclasses set ``entity`` (and ``name`` when the model's name is not the entity's); generated ones define
+    ``create`` / ``get`` / ``find`` / ``update`` / ``remove`` with exact signatures over ``_create``...
+    """
+
+    def __init__(self, table: Table, entity: type[E] | None = None, *, name: str | None = None) -> None:
+        super().__init__(table, entity, name=name)
+        self.model: Model = table.model(self._model_name)
+
     def _create(self, properties: Mapping[str, object]) -> E:
         return typing.cast(E, self._read(self.model.create(self._write(properties))))
 
     def _get(self, key: Mapping[str, object]) -> E | None:
-        item = self.model.get(self._write(key))
-        return None if item is None else typing.cast(E, self._read(item))
+        return self._maybe(self.model.get(self._write(key)))
 
     def _update(self, properties: Mapping[str, object]) -> E:
         return typing.cast(E, self._read(self.model.update(self._write(properties))))
@@ -430,24 +452,54 @@ class ModelBase(Generic[E]):
         return typing.cast(E, self._read(self.model.upsert(self._write(properties))))
 
     def _remove(self, key: Mapping[str, object]) -> E | None:
-        item = self.model.remove(self._write(key))
-        return None if item is None else typing.cast(E, self._read(item))
+        return self._maybe(self.model.remove(self._write(key)))
 
     def _find(
         self, properties: Mapping[str, object], index: str | None, params: Mapping[str, Any]
     ) -> Page[E]:
-        p = self._params(params)
-        if index is not None:
-            p["index"] = index
-            spec = self.model.indexes.get(index)
-            if spec is not None and spec.project != "all":
-                # a partial projection would give partial entities: read each whole item (one GetItem each)
-                p.setdefault("follow", True)
+        p = self._find_params(self.model, index, params)
         return self._page(self.model.find(self._write(properties), **p))
 
     def scan(self, properties: Mapping[str, Any] | None = None, /, **params: Unpack[FindParams]) -> Page[E]:
         """Scan for items of this model (``properties`` filter, by Python names)."""
         return self._page(self.model.scan(self._write(properties or {}), **self._params(params)))
+
+
+class AsyncModelBase(_Accessor[E]):
+    """:class:`ModelBase` over an :class:`~dynabase.model.AsyncTable`: every call is awaited (``dynabase
+    typegen`` writes an ``...AsyncModel`` per model on it). ``model`` is the table's
+    :class:`~dynabase.model.AsyncModel`."""
+
+    def __init__(self, table: AsyncTable, entity: type[E] | None = None, *, name: str | None = None) -> None:
+        super().__init__(table, entity, name=name)
+        self.model: AsyncModel = table.model(self._model_name)
+
+    async def _create(self, properties: Mapping[str, object]) -> E:
+        return typing.cast(E, self._read(await self.model.create(self._write(properties))))
+
+    async def _get(self, key: Mapping[str, object]) -> E | None:
+        return self._maybe(await self.model.get(self._write(key)))
+
+    async def _update(self, properties: Mapping[str, object]) -> E:
+        return typing.cast(E, self._read(await self.model.update(self._write(properties))))
+
+    async def _upsert(self, properties: Mapping[str, object]) -> E:
+        return typing.cast(E, self._read(await self.model.upsert(self._write(properties))))
+
+    async def _remove(self, key: Mapping[str, object]) -> E | None:
+        return self._maybe(await self.model.remove(self._write(key)))
+
+    async def _find(
+        self, properties: Mapping[str, object], index: str | None, params: Mapping[str, Any]
+    ) -> Page[E]:
+        p = self._find_params(self.model.sync, index, params)
+        return self._page(await self.model.find(self._write(properties), **p))
+
+    async def scan(
+        self, properties: Mapping[str, Any] | None = None, /, **params: Unpack[FindParams]
+    ) -> Page[E]:
+        """Scan for items of this model (``properties`` filter, by Python names)."""
+        return self._page(await self.model.scan(self._write(properties or {}), **self._params(params)))
 
 
 class TypedModel(ModelBase[E]):
@@ -482,6 +534,39 @@ class TypedModel(ModelBase[E]):
         **params: Unpack[FindParams],
     ) -> Page[E]:
         return self._find(properties or {}, index, params)
+
+
+class AsyncTypedModel(AsyncModelBase[E]):
+    """:class:`TypedModel` over an :class:`~dynabase.model.AsyncTable`::
+
+    Fault = AsyncTypedModel(async_table, FaultEntity)
+    fault = await Fault.create(deviceId="d1", severity="error", message="hot")
+    """
+
+    async def create(self, **properties: Any) -> E:
+        return await self._create(properties)
+
+    async def get(self, **key: Any) -> E | None:
+        return await self._get(key)
+
+    async def update(self, **properties: Any) -> E:
+        return await self._update(properties)
+
+    async def upsert(self, **properties: Any) -> E:
+        return await self._upsert(properties)
+
+    async def remove(self, **key: Any) -> E | None:
+        return await self._remove(key)
+
+    async def find(
+        self,
+        properties: Mapping[str, Any] | None = None,
+        /,
+        *,
+        index: str | None = None,
+        **params: Unpack[FindParams],
+    ) -> Page[E]:
+        return await self._find(properties or {}, index, params)
 
 
 # -- classes -> schema -----------------------------------------------------------------------------------------
@@ -584,6 +669,8 @@ def _type_of(annotation: Any, where: str) -> dict[str, Any]:
 
 
 __all__ = [
+    "AsyncModelBase",
+    "AsyncTypedModel",
     "FindParams",
     "ModelBase",
     "Page",

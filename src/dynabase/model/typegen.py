@@ -44,6 +44,9 @@ _VAR = re.compile(r"\$\{(.*?)\}")
 _RESERVED = frozenset(
     [
         "Any",
+        "AsyncModelBase",
+        "AsyncModels",
+        "AsyncTable",
         "Decimal",
         "FindParams",
         "Literal",
@@ -58,6 +61,7 @@ _RESERVED = frozenset(
         "TypedDict",
         "Unpack",
         "connect",
+        "connect_async",
         "datetime",
         "entity",
         "field",
@@ -65,7 +69,7 @@ _RESERVED = frozenset(
     ]
 )
 #: what a model's class name is followed by in the names of its argument shapes and its accessor
-_SUFFIXES = ("", "New", "Key", "Changes", "Model", "Query")
+_SUFFIXES = ("", "New", "Key", "Changes", "Model", "AsyncModel", "Query")
 #: OneTable field properties -> the keyword of ``field(...)``
 _FIELD_KEYWORDS = {schema: py for py, schema in _FIELD_PROPS.items() if py != "type"}
 
@@ -78,12 +82,12 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, overload
 
-from dynabase.model.typed import FindParams, ModelBase, Page, entity, field
+from dynabase.model.typed import AsyncModelBase, FindParams, ModelBase, Page, entity, field
 
 if TYPE_CHECKING:
     from typing_extensions import NotRequired, Required, Unpack
 
-    from dynabase.model import Table
+    from dynabase.model import AsyncTable, Table
 '''
 
 
@@ -277,6 +281,7 @@ class _Writer:
             if entry is not None:
                 queries.append(entry)
         self.blocks.append(self.accessor(name, queries))
+        self.blocks.append(self.accessor(name, queries, asynchronous=True))
         return name
 
     def index_query(
@@ -311,28 +316,34 @@ class _Writer:
         self.typed_dict(typed, entries)
         return typed, index.name
 
-    def accessor(self, name: str, queries: list[tuple[str, str]]) -> str:
+    def accessor(self, name: str, queries: list[tuple[str, str]], asynchronous: bool = False) -> str:
+        """The typed accessor class of model ``name`` (``{name}Model``, or ``{name}AsyncModel`` whose methods are
+        awaited)."""
+        defn, wait, base, cls = (
+            ("async def", "await ", "AsyncModelBase", f"{name}AsyncModel")
+            if asynchronous
+            else ("def", "", "ModelBase", f"{name}Model")
+        )
+        where = "an AsyncTable" if asynchronous else "a Table"
+        made = f"connect_async(table).{name}" if asynchronous else f"connect(table).{name}"
         lines = [
-            f"class {name}Model(ModelBase[{name}]):",
-            f'    """The typed accessor of {name}: ``{name}Model(table)`` or ``connect(table).{name}``."""',
+            f"class {cls}({base}[{name}]):",
+            f'    """The typed accessor of {name} on {where}: ``{cls}(table)`` or ``{made}``."""',
             "",
             f"    entity = {name}",
-            "",
-            f"    def create(self, /, **properties: Unpack[{name}New]) -> {name}:",
-            "        return self._create(properties)",
-            "",
-            f"    def get(self, /, **key: Unpack[{name}Key]) -> {name} | None:",
-            "        return self._get(key)",
-            "",
-            f"    def update(self, /, **properties: Unpack[{name}Changes]) -> {name}:",
-            "        return self._update(properties)",
-            "",
-            f"    def upsert(self, /, **properties: Unpack[{name}Changes]) -> {name}:",
-            "        return self._upsert(properties)",
-            "",
-            f"    def remove(self, /, **key: Unpack[{name}Key]) -> {name} | None:",
-            "        return self._remove(key)",
         ]
+        for method, argument, shape, result, call in [
+            ("create", "properties", "New", name, "_create"),
+            ("get", "key", "Key", f"{name} | None", "_get"),
+            ("update", "properties", "Changes", name, "_update"),
+            ("upsert", "properties", "Changes", name, "_upsert"),
+            ("remove", "key", "Key", f"{name} | None", "_remove"),
+        ]:
+            lines += [
+                "",
+                f"    {defn} {method}(self, /, **{argument}: Unpack[{name}{shape}]) -> {result}:",
+                f"        return {wait}self.{call}({argument})",
+            ]
         signatures = []
         for typed, index in queries:
             index_type = f"Literal[{index!r}] | None = None" if index == "primary" else f"Literal[{index!r}]"
@@ -340,13 +351,13 @@ class _Writer:
         tail = f"**params: Unpack[FindParams]) -> Page[{name}]"
         if len(signatures) > 1:
             for signature in signatures:
-                lines += ["", "    @overload", f"    def find(self, {signature}, {tail}: ..."]
+                lines += ["", "    @overload", f"    {defn} find(self, {signature}, {tail}: ..."]
             signatures = ["properties: Mapping[str, Any], /, *, index: str | None = None"]
         if signatures:
             lines += [
                 "",
-                f"    def find(self, {signatures[0]}, {tail}:",
-                "        return self._find(properties, index, params)",
+                f"    {defn} find(self, {signatures[0]}, {tail}:",
+                f"        return {wait}self._find(properties, index, params)",
             ]
         return "\n".join(lines)
 
@@ -370,10 +381,30 @@ def typegen(schema: Any, *, numbers: str = "auto") -> str:
         "def connect(table: Table) -> Models:",
         '    """The typed accessors of every model, bound to ``table``."""',
         "    return Models(table)",
+        "",
+        "",
+        "class AsyncModels:",
+        '    """Every model of the schema, bound to one AsyncTable (each call awaited)."""',
+        "",
+        "    def __init__(self, table: AsyncTable) -> None:",
+        *[f"        self.{py_name(m)} = {cls}AsyncModel(table)" for m, cls in models],
+        "",
+        "",
+        "def connect_async(table: AsyncTable) -> AsyncModels:",
+        '    """The awaited typed accessors of every model, bound to ``table``."""',
+        "    return AsyncModels(table)",
     ]
     if not models:
         container[4:4] = ["        pass"]
-    exported = [*writer.names, *(f"{cls}{s}" for _, cls in models for s in ("Model",)), "Models", "connect"]
+        container[-5:-5] = ["        pass"]
+    exported = [
+        *writer.names,
+        *(f"{cls}{s}" for _, cls in models for s in ("Model", "AsyncModel")),
+        "AsyncModels",
+        "Models",
+        "connect",
+        "connect_async",
+    ]
     body = "\n\n\n".join([*writer.blocks, "\n".join(container)])
     return f"{_HEADER}\n__all__ = {sorted(exported)!r}\n\n\n{body}\n"
 
