@@ -10,19 +10,29 @@ import pytest
 import dynabase
 
 
-def test_read_query_is_query_with_each_item_read() -> None:
-    """``EmbeddedClient.read_query``: the response of ``query`` with ``reader(item)`` for each item (after
-    filter and projection), the rest unchanged; errors are ``query``'s, and later calls read nothing."""
+def _rows(sort_type: str, **options: Any) -> Any:
+    """An embedded client with the table "rows" (pk S, sk ``sort_type``; ``g`` S for an index's key)."""
     client = dynabase.connect(":memory:")
+    definitions = [
+        {"AttributeName": "pk", "AttributeType": "S"},
+        {"AttributeName": "sk", "AttributeType": sort_type},
+    ]
+    if "GlobalSecondaryIndexes" in options:
+        definitions.append({"AttributeName": "g", "AttributeType": "S"})
     client.create_table(
         TableName="rows",
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "N"},
-        ],
+        AttributeDefinitions=definitions,
         BillingMode="PAY_PER_REQUEST",
+        **options,
     )
+    return client
+
+
+def test_read_query_is_query_with_each_item_read() -> None:
+    """``EmbeddedClient.read_query``: the response of ``query`` with ``reader(item)`` for each item (after
+    filter and projection), the rest unchanged; errors are ``query``'s, and later calls read nothing."""
+    client = _rows("N")
     for n in range(6):
         client.put_item(
             TableName="rows", Item={"pk": {"S": "p"}, "sk": {"N": str(n)}, "odd": {"BOOL": n % 2 == 1}}
@@ -78,15 +88,8 @@ def test_with_whole_the_reader_gets_items_without_their_keys() -> None:
     """``read_query(reader, whole)``: a Query of the table hands ``reader`` its items without the table's key
     attributes; an item ``reader`` returns None for goes to ``whole`` with them; the page's LastEvaluatedKey is
     the same. A Query with a projection, and one of an index, hand ``reader`` items as ``query`` gives them."""
-    client = dynabase.connect(":memory:")
-    client.create_table(
-        TableName="rows",
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
-        AttributeDefinitions=[
-            {"AttributeName": "pk", "AttributeType": "S"},
-            {"AttributeName": "sk", "AttributeType": "S"},
-            {"AttributeName": "g", "AttributeType": "S"},
-        ],
+    client = _rows(
+        "S",
         GlobalSecondaryIndexes=[
             {
                 "IndexName": "byG",
@@ -94,7 +97,6 @@ def test_with_whole_the_reader_gets_items_without_their_keys() -> None:
                 "Projection": {"ProjectionType": "ALL"},
             }
         ],
-        BillingMode="PAY_PER_REQUEST",
     )
     for n in range(5):
         item = {"pk": {"S": "p"}, "sk": {"S": f"s{n}"}, "g": {"S": "g"}, "n": {"N": str(n)}}
