@@ -223,18 +223,24 @@ def compile_readers(
     Straight-line code, one statement per field with its attribute name, type test and default inlined: no
     loop over fields, no lookups of the schema per call."""
     auto = decoder.number is not Decimal
-    item = ["def read_item(raw):", "    rec = {}", "    get = raw.get"]
+    item = ["def read_item(raw):", "    rec = {}"]
     written = ["def read_written(raw):", "    rec = {}", "    get = raw.get"]
     for i, field in enumerate(plan):
         name, kind = repr(field.name), 1 if field.type == "date" else 2 if field.type == "binary" else 0
-        item += [f"    av = get({field.attribute[0]!r})", "    if av is not None:"]
+        attribute = repr(field.attribute[0])
+        item += [f"    if {attribute} in raw:", f"        av = raw[{attribute}]"]
         # the expected type read in a try (free in CPython 3.11 when it does not raise), any other through decode
         if kind:
             item.append(
                 f'        rec[{name}] = read_stored(av["S"] if "S" in av else decode(av), {kind}, PLAN[{i}].ttl)'
             )
         elif field.type in _TAGS:
-            item += _expect(name, _TAGS[field.type], [f"        rec[{name}] = value"])
+            item += [
+                "        try:",
+                f"            rec[{name}] = av[{_TAGS[field.type]!r}]",
+                "        except KeyError:",
+                f"            rec[{name}] = decode(av)",
+            ]
         elif field.type == "number":
             item += _expect(
                 name,
