@@ -25,7 +25,7 @@ from dynabase.cli import main
 from dynabase.model import AsyncTable, Table, ValidationError
 from dynabase.model.errors import OneTableArgError
 from dynabase.model.spec import load
-from dynabase.model.typed import AsyncTypedModel, Page, TypedModel, entity, field, schema_of
+from dynabase.model.typed import AsyncTypedModel, ModelBase, Page, TypedModel, entity, field, schema_of
 from dynabase.model.typegen import typegen
 from dynabase.schema import load_schema
 
@@ -90,6 +90,8 @@ def test_sample_app_passes_mypy_strict_and_wrong_names_or_types_fail(sample: Pat
         "bad_key.py": ('app.Device.create(id="d1", ', "app.Device.create("),
         "bad_await.py": ("    device = await app.Device.create(", "    device = app.Device.create("),
         "bad_async_type.py": ('message="noisy", opened=7)', 'message="noisy", opened="7")'),
+        "bad_tx_name.py": ('tx.Device.create(id="d3", name="fan")', 'tx.Device.create(id="d3", nme="fan")'),
+        "bad_batch_update.py": ('batch.Device.remove(id="d3")', 'batch.Device.update(id="d3", name="x")'),
     }
     for name, (old, new) in wrong.items():
         assert app.count(old) == 1, old
@@ -127,6 +129,8 @@ def test_sample_app_passes_mypy_strict_and_wrong_names_or_types_fail(sample: Pat
         by_file["bad_await.py"]
     )
     assert "[arg-type]" in "".join(by_file["bad_async_type.py"])
+    assert "[call-arg]" in "".join(by_file["bad_tx_name.py"])  # a transaction's writes are typed as the calls
+    assert "[attr-defined]" in "".join(by_file["bad_batch_update.py"])  # a batch write puts and deletes only
     assert run.returncode == 1, run.stdout + run.stderr
 
 
@@ -164,6 +168,27 @@ def test_sample_app_runs_on_the_embedded_engine(sample: Path, monkeypatch: pytes
     assert out["device"] == "pump" and out["count"] == 1 and out["again"] == "noisy"
     assert len(out["found"]) == 1 and out["by_severity"] == 1 and out["changed"] == "quiet"
     assert out["scanned"] == ["d1", "d2"] and out["removed"] and out["gone"]
+
+    # typed writes in a transaction and a batch, run when their block ends; an error in a block runs nothing
+    out = app.run_writes(table)
+    assert out == {"fault": "spinning", "renamed": ["kettle"], "devices": ["d1", "d2", "d4"]}
+    typed = models.connect(table)
+    with pytest.raises(RuntimeError, match="changed my mind"), typed.transaction() as tx:
+        tx.Device.create(id="d9", name="never")
+        raise RuntimeError("changed my mind")
+    assert typed.Device.get(id="d9") is None
+    # the condition of a create fails: nothing is written
+    with pytest.raises(dynabase.model.TransactionError), typed.transaction() as tx:
+        tx.Device.create(id="d8", name="new")
+        tx.Device.create(id="d1", name="exists")
+    assert typed.Device.get(id="d8") is None
+    assert asyncio.run(_run_async_writes(app, table)) == ["d1", "d2", "d5"]
+
+
+async def _run_async_writes(app: ModuleType, table: Table) -> list[str]:
+    async with AsyncTable.wrap(table) as wrapped:
+        result: list[str] = await app.run_async_writes(wrapped)
+        return result
 
 
 async def _run_async(app: ModuleType, table: Table) -> dict[str, object]:
@@ -225,7 +250,8 @@ def test_every_example_schema_generates_models_that_bind(path: Path, tmp_path: P
     schema = load_schema(path.read_text())
     models = _generate(schema, tmp_path, f"example_{abs(hash(path))}")
     bound = models.connect(_table(schema))  # compiles every entity class's reader and writer
-    assert len(vars(bound)) == len(load(schema).models)
+    accessors = [v for v in vars(bound).values() if isinstance(v, ModelBase)]
+    assert len(accessors) == len(load(schema).models)
 
 
 def test_find_pages_with_cursors_and_refuses_params_it_cannot_type(tmp_path: Path) -> None:

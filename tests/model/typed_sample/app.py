@@ -84,3 +84,29 @@ async def run_async(table: AsyncTable) -> dict[str, object]:
         "removed": removed is not None and removed.id == fault.id,
         "gone": await app.Fault.get(deviceId="d2", id=fault.id) is None,
     }
+
+
+def run_writes(table: Table) -> dict[str, object]:
+    """Typed writes collected into a transaction and a batch, run when their block ends."""
+    app = models.connect(table)
+    with app.transaction() as tx:
+        tx.Device.create(id="d3", name="fan")
+        tx.Fault.create(deviceId="d3", id="f3", severity="info", message="spinning")
+        tx.Device.update(id="d1", name="kettle")
+    with app.batch() as batch:
+        batch.Device.create(id="d4", name="valve")
+        batch.Device.remove(id="d3")
+    fault = app.Fault.get(deviceId="d3", id="f3")
+    return {
+        "fault": fault.message if fault is not None else None,
+        "renamed": [d.name for d in app.Device.scan() if d.id == "d1"],
+        "devices": sorted(d.id for d in app.Device.scan()),
+    }
+
+
+async def run_async_writes(table: AsyncTable) -> list[str]:
+    app = models.connect_async(table)
+    async with app.transaction() as tx:
+        tx.Device.create(id="d5", name="lamp")
+        tx.Device.remove(id="d4")
+    return sorted(d.id for d in await app.Device.scan())
