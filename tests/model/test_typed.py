@@ -341,6 +341,31 @@ def test_mangled_names_and_missing_required_fields(tmp_path: Path) -> None:
         things.get(id="t1")
 
 
+def test_models_named_as_the_containers_own_attributes_get_a_trailing_underscore(tmp_path: Path) -> None:
+    """A model named ``batch`` / ``transaction`` / ``table`` does not hide ``Models.batch()`` and the rest."""
+    schema = copy.deepcopy(SCHEMA)
+    for name in ("batch", "transaction", "table"):
+        schema["models"][name] = {
+            "pk": {"type": "string", "value": f"{name}#${{id}}"},
+            "sk": {"type": "string", "value": f"{name}#"},
+            "id": {"type": "string", "required": True},
+        }
+    models = _generate(schema, tmp_path, "containers")
+    table = _table(schema)
+    app = models.connect(table)
+    assert app.table is table and callable(app.batch) and callable(app.transaction)
+    with app.transaction() as tx:
+        tx.batch_.create(id="b1")
+        tx.transaction_.create(id="t1")
+    with app.batch() as batch:
+        batch.table_.create(id="x1")
+    assert (app.batch_.get(id="b1").id, app.transaction_.get(id="t1").id, app.table_.get(id="x1").id) == (
+        "b1",
+        "t1",
+        "x1",
+    )
+
+
 @entity(
     "Order", keys={"pk": "customer#${customer}", "sk": "order#${id}"}, hidden={"note": {"type": "string"}}
 )
