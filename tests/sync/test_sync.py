@@ -14,7 +14,7 @@ import pytest
 
 import dynabase
 from backends import REGION, boto3_client
-from dynabase.clock import SCOPE_ATTR, SEQ_ATTR, VERSION_ATTR, seq_ms
+from dynabase.clock import SCOPE_ATTR, SEQ_ATTR, SKEW_VARIABLE, VERSION_ATTR, seq_ms
 from dynabase.model import Table
 from dynabase.model.errors import ModelDisabledError
 from dynabase.server import run_in_thread
@@ -258,6 +258,35 @@ def test_a_push_whose_answer_was_lost_is_acknowledged_on_retry(world: World, mon
     assert after["Item"][VERSION_ATTR] == before["Item"][VERSION_ATTR]
     assert after["Item"][SEQ_ATTR]["S"] >= before["Item"][SEQ_ATTR]["S"]  # re-stamped for late pullers
     assert after["Item"][SCOPE_ATTR] == {"S": "Note#"}
+
+
+def test_a_write_after_a_lost_answer_is_versioned_above_the_landed_one(
+    world: World, monkeypatch: Any
+) -> None:
+    """A push lands but its answer is lost; the item is written again before the retry, with a clock that now
+    reads earlier (a new offset estimate, a clock stepped back). The new change must still be versioned above
+    the one that landed, or the cloud keeps the older content and the device pulls it back."""
+    d1, s1 = world.device("dev1")
+    d1.Note.create({"id": "r", "text": "first"})
+    original = d1.client.ack_changes
+
+    def lost(**kwargs: Any) -> Any:  # the put reached the cloud, then the answer was lost
+        raise ConnectionError("answer lost")
+
+    monkeypatch.setattr(d1.client, "ack_changes", lost)
+    with pytest.raises(SyncError):
+        s1.sync_once()
+    monkeypatch.setattr(d1.client, "ack_changes", original)
+    key = {"pk": {"S": "note#"}, "sk": {"S": "note#r"}}
+    landed = world.cloud_client.get_item(TableName=world.name, Key=key)["Item"]
+    assert landed["text"] == {"S": "first"}
+    monkeypatch.setenv(SKEW_VARIABLE, "-5")  # this process's clocks now read 5 s earlier
+    d1.Note.update({"id": "r", "text": "second"})
+    result = s1.sync_once()
+    assert result.conflicts == 0 and s1.pending() == 0
+    held = world.cloud_client.get_item(TableName=world.name, Key=key)["Item"]
+    assert held["text"] == {"S": "second"} and held[VERSION_ATTR]["S"] > landed[VERSION_ATTR]["S"]
+    assert d1.Note.get({"id": "r"})["text"] == "second"
 
 
 def test_checkpoints_are_kept_in_the_device_database(world: World, tmp_path: Any) -> None:

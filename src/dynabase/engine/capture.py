@@ -121,7 +121,10 @@ def record(conn: Any, engine: Engine, table: Table, old: dict | None, new: dict 
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (tbl, pk, sk) DO UPDATE SET seq = excluded.seq, at = excluded.at, gone = excluded.gone, "
         "fields = excluded.fields, ver = NULL, "
-        "base = CASE WHEN base IS NULL OR excluded.base > base THEN excluded.base ELSE base END",
+        # the newest of the row's base, the write's, and the version the overwritten change was pinned to: that
+        # one may have landed in the cloud with its answer lost, so the new change must be versioned above it
+        # (versions are fixed-width text: the greatest sorts last; '' stands for none)
+        "base = NULLIF(max(coalesce(base, ''), coalesce(excluded.base, ''), coalesce(ver, '')), '')",
         (
             table.name,
             pk,
