@@ -278,29 +278,26 @@ class CompiledPaths(ModelBase):
             namespace[f"render{i}"] = f.template.renderer
             general = f"render{i}(props, {f.iso_dates!r})"
             simple = getattr(f.template, "simple", False)
-            if find and f.attribute[0] == self.primary.sort:  # a missing value: begins_with its prefix
+            sort_key = find and f.attribute[0] == self.primary.sort  # a missing value: begins_with its prefix
+            if sort_key:
+                body = (
+                    inline_prefix(f.template.parts, "props", "v", "prefix", general, "            ")
+                    if simple
+                    else ["            prefix = None", f"            v = {general}"]
+                )
+            else:
+                body = (
+                    inline_render(f.template.parts, "props", "v", general, "            ")
+                    if simple
+                    else [f"            v = {general}"]
+                )
+            lines += [f"    if {f.name!r} not in props:", "        try:", *body]
+            if sort_key:
                 lines += [
-                    f"    if {f.name!r} not in props:",
-                    "        try:",
-                    *(
-                        inline_prefix(f.template.parts, "props", "v", "prefix", general, "            ")
-                        if simple
-                        else ["            prefix = None", f"            v = {general}"]
-                    ),
                     "            if v is None:",
                     "                if prefix is None:",
                     f"                    prefix = F{i}.template.prefix(props, iso_dates={f.iso_dates!r})",
                     '                v = {"begins": prefix} if prefix else None',
-                ]
-            else:
-                lines += [
-                    f"    if {f.name!r} not in props:",
-                    "        try:",
-                    *(
-                        inline_render(f.template.parts, "props", "v", general, "            ")
-                        if simple
-                        else [f"            v = {general}"]
-                    ),
                 ]
             lines += [
                 "        except ValueError:",

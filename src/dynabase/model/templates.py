@@ -69,27 +69,18 @@ def inline_render(parts: tuple, values: str, out: str, general: str, indent: str
     the mapping named ``values`` when every referenced value is a str or an int, else to the expression
     ``general`` (the full renderer: other types, and None for a missing value).  Generated code inlines them to
     save the renderer's call."""
-    lines, pieces, tests, refs = [], [], [], []
-    for i, (literal, name, length, pad) in enumerate(parts):
-        if name is None:
-            pieces.append(repr(literal))
-            continue
-        ref = f"{out}_{i}"
-        lines.append(f"{ref} = {values}.get({name!r})")
-        tests.append(f"(type({ref}) is str or type({ref}) is int)")
-        refs.append((ref, length, pad))
-        pieces.append(ref)
-    if not tests:
-        return [*(indent + line for line in lines), f"{indent}{out} = {' + '.join(pieces) or repr('')}"]
-    lines.append(f"if {' and '.join(tests)}:")
-    for ref, length, pad in refs:
-        lines += [f"    if type({ref}) is not str:", f"        {ref} = str({ref})"]
-        if length:
-            lines += [
-                f"    if len({ref}) < {length}:",
-                f"        {ref} = {pad!r} * ({length} - len({ref})) + {ref}",
-            ]
-    lines += [f"    {out} = {' + '.join(pieces)}", "else:", f"    {out} = {general}"]
+    refs = _refs(parts)
+    lines = [f"{out}_{i} = {values}.get({name!r})" for i, name in refs]
+    steps, text = _text_before(parts, out, len(parts))
+    if not refs:
+        return [indent + line for line in [*lines, f"{out} = {text}"]]
+    lines += [
+        f"if {' and '.join(_usable(f'{out}_{i}') for i, _ in refs)}:",
+        *("    " + step for step in steps),
+        f"    {out} = {text}",
+        "else:",
+        f"    {out} = {general}",
+    ]
     return [indent + line for line in lines]
 
 
@@ -98,42 +89,47 @@ def inline_prefix(parts: tuple, values: str, out: str, prefix: str, general: str
     a str or an int; when one is missing and those before it are str or int, ``out`` is None and ``prefix``
     the text before it (``Template.prefix``'s); otherwise ``out`` is the expression ``general`` (``prefix``
     then stays None)."""
-    lines = [f"{prefix} = None"]
-    refs = [(i, name, length, pad) for i, (_, name, length, pad) in enumerate(parts) if name is not None]
+    render = inline_render(parts, values, out, general, "")
+    refs = _refs(parts)
     if not refs:
-        return [*(indent + line for line in lines), *inline_render(parts, values, out, general, indent)]
-    lines += [f"{out}_{i} = {values}.get({name!r})" for i, name, _, _ in refs]
+        return [indent + line for line in [f"{prefix} = None", *render]]
+    missing = []  # a branch per ref: the refs before it usable, it missing
+    for k, (i, _) in enumerate(refs):
+        before = [_usable(f"{out}_{j}") for j, _ in refs[:k]]
+        steps, text = _text_before(parts, out, i)
+        missing += [
+            f"elif {' and '.join([*before, f'{out}_{i} is None'])}:",
+            *("    " + step for step in steps),
+            f"    {out} = None",
+            f"    {prefix} = {text}",
+        ]
+    # the render's own lines, its else (the general renderer) last
+    return [indent + line for line in [f"{prefix} = None", *render[:-2], *missing, *render[-2:]]]
 
-    def made(upto: int) -> tuple[list[str], str]:
-        """The conversions of the refs before part ``upto`` and the text of the parts before it."""
-        steps, pieces = [], []
-        for i, (literal, name, length, pad) in enumerate(parts[:upto]):
-            if name is None:
-                pieces.append(repr(literal))
-                continue
-            ref = f"{out}_{i}"
-            steps += [f"if type({ref}) is not str:", f"    {ref} = str({ref})"]
-            if length:
-                steps += [
-                    f"if len({ref}) < {length}:",
-                    f"    {ref} = {pad!r} * ({length} - len({ref})) + {ref}",
-                ]
-            pieces.append(ref)
-        return steps, " + ".join(pieces) or repr("")
 
-    def usable(ref: str) -> str:
-        return f"(type({ref}) is str or type({ref}) is int)"
+def _refs(parts: tuple) -> list[tuple[int, str]]:
+    """The index and field name of each reference among ``parts``."""
+    return [(i, name) for i, (_, name, _, _) in enumerate(parts) if name is not None]
 
-    steps, text = made(len(parts))
-    lines.append(f"if {' and '.join(usable(f'{out}_{i}') for i, _, _, _ in refs)}:")
-    lines += [*("    " + line for line in steps), f"    {out} = {text}"]
-    for k, (i, _, _, _) in enumerate(refs):
-        before = [usable(f"{out}_{j}") for j, _, _, _ in refs[:k]]
-        lines.append(f"elif {' and '.join([*before, f'{out}_{i} is None'])}:")
-        steps, text = made(i)
-        lines += [*("    " + line for line in steps), f"    {out} = None", f"    {prefix} = {text}"]
-    lines += ["else:", f"    {out} = {general}"]
-    return [indent + line for line in lines]
+
+def _usable(ref: str) -> str:
+    return f"(type({ref}) is str or type({ref}) is int)"
+
+
+def _text_before(parts: tuple, out: str, upto: int) -> tuple[list[str], str]:
+    """The lines turning each referenced value before part ``upto`` into its text (str, padded), and the
+    expression joining the parts before it."""
+    steps, pieces = [], []
+    for i, (literal, name, length, pad) in enumerate(parts[:upto]):
+        if name is None:
+            pieces.append(repr(literal))
+            continue
+        ref = f"{out}_{i}"
+        steps += [f"if type({ref}) is not str:", f"    {ref} = str({ref})"]
+        if length:
+            steps += [f"if len({ref}) < {length}:", f"    {ref} = {pad!r} * ({length} - len({ref})) + {ref}"]
+        pieces.append(ref)
+    return steps, " + ".join(pieces) or repr("")
 
 
 __all__ = ["FastTemplate", "inline_prefix", "inline_render"]

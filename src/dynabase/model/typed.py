@@ -383,6 +383,8 @@ class _Accessor(Generic[E]):
     entity: type[E]
     name: str | None = None
 
+    _sync_model: Model
+
     def __init__(self, table: Any, entity: type[E] | None = None, *, name: str | None = None) -> None:
         if entity is not None:
             self.entity = entity
@@ -419,12 +421,6 @@ class _Accessor(Generic[E]):
             )
         return dict(params)
 
-    @property
-    def _sync_model(self) -> Model:
-        """The blocking :class:`~dynabase.model.Model` behind this accessor (what collects writes)."""
-        model = self.model  # type: ignore[attr-defined]  # the subclasses' own
-        return typing.cast("Model", getattr(model, "sync", model))
-
     def _find_params(self, model: Model, index: str | None, params: Mapping[str, Any]) -> dict[str, Any]:
         p = self._params(params)
         if index is not None:
@@ -446,6 +442,8 @@ class ModelBase(_Accessor[E]):
     def __init__(self, table: Table, entity: type[E] | None = None, *, name: str | None = None) -> None:
         super().__init__(table, entity, name=name)
         self.model: Model = table.model(self._model_name)
+        #: the blocking Model behind this accessor (what collects writes, see :class:`Writes`)
+        self._sync_model = self.model
 
     def _create(self, properties: Mapping[str, object]) -> E:
         return typing.cast(E, self._read(self.model.create(self._write(properties))))
@@ -481,6 +479,7 @@ class AsyncModelBase(_Accessor[E]):
     def __init__(self, table: AsyncTable, entity: type[E] | None = None, *, name: str | None = None) -> None:
         super().__init__(table, entity, name=name)
         self.model: AsyncModel = table.model(self._model_name)
+        self._sync_model = self.model.sync
 
     async def _create(self, properties: Mapping[str, object]) -> E:
         return typing.cast(E, self._read(await self.model.create(self._write(properties))))
