@@ -92,6 +92,12 @@ def test_sample_app_passes_mypy_strict_and_wrong_names_or_types_fail(sample: Pat
         "bad_async_type.py": ('message="noisy", opened=7)', 'message="noisy", opened="7")'),
         "bad_tx_name.py": ('tx.Device.create(id="d3", name="fan")', 'tx.Device.create(id="d3", nme="fan")'),
         "bad_batch_update.py": ('batch.Device.remove(id="d3")', 'batch.Device.update(id="d3", name="x")'),
+        "bad_read_key.py": ('fault = tx.Fault.get(deviceId="d3", id="f3")', 'fault = tx.Fault.get(id="f3")'),
+        "bad_read_none.py": ("found.name if found is not None else None", "found.name"),
+        "bad_read_type.py": (
+            "found: models.Device | None = device.item",
+            "found: models.Fault | None = device.item",
+        ),
     }
     for name, (old, new) in wrong.items():
         assert app.count(old) == 1, old
@@ -131,6 +137,12 @@ def test_sample_app_passes_mypy_strict_and_wrong_names_or_types_fail(sample: Pat
     assert "[arg-type]" in "".join(by_file["bad_async_type.py"])
     assert "[call-arg]" in "".join(by_file["bad_tx_name.py"])  # a transaction's writes are typed as the calls
     assert "[attr-defined]" in "".join(by_file["bad_batch_update.py"])  # a batch write puts and deletes only
+    # a get in a read block takes the model's key, and its Read holds that model's entity, or None
+    assert "[call-arg]" in "".join(by_file["bad_read_key.py"]) and "deviceId" in "".join(
+        by_file["bad_read_key.py"]
+    )
+    assert "[union-attr]" in "".join(by_file["bad_read_none.py"])
+    assert "[assignment]" in "".join(by_file["bad_read_type.py"])
     assert run.returncode == 1, run.stdout + run.stderr
 
 
@@ -183,6 +195,31 @@ def test_sample_app_runs_on_the_embedded_engine(sample: Path, monkeypatch: pytes
         tx.Device.create(id="d1", name="exists")
     assert typed.Device.get(id="d8") is None
     assert asyncio.run(_run_async_writes(app, table)) == ["d1", "d2", "d5"]
+
+    # typed gets in a transaction read and a batch read: each Read holds its entity (or None) after the block
+    out = app.run_reads(table)
+    assert out == {"device": "kettle", "fault": "info", "missing": None, "many": [None, "d1", None, "d2"]}
+    assert asyncio.run(_run_async_reads(app, table)) == ["kettle", "spinning", "d5"]
+    with typed.batch_get() as batch:
+        early = batch.Device.get(id="d1")
+        with pytest.raises(dynabase.model.OneTableArgError, match="has not run yet"):
+            early.item  # noqa: B018
+    assert early.item is not None and early.item.name == "kettle"
+    # the gets of a block that raises do not run
+    with pytest.raises(RuntimeError, match="never mind"), typed.transact_get() as tx:
+        never = tx.Device.get(id="d1")
+        raise RuntimeError("never mind")
+    with pytest.raises(dynabase.model.OneTableArgError):
+        never.item  # noqa: B018
+    # an empty block reads nothing
+    with typed.batch_get(), typed.transact_get():
+        pass
+
+
+async def _run_async_reads(app: ModuleType, table: Table) -> list[str | None]:
+    async with AsyncTable.wrap(table) as wrapped:
+        result: list[str | None] = await app.run_async_reads(wrapped)
+        return result
 
 
 async def _run_async_writes(app: ModuleType, table: Table) -> list[str]:
@@ -342,9 +379,9 @@ def test_mangled_names_and_missing_required_fields(tmp_path: Path) -> None:
 
 
 def test_models_named_as_the_containers_own_attributes_get_a_trailing_underscore(tmp_path: Path) -> None:
-    """A model named ``batch`` / ``transaction`` / ``table`` does not hide ``Models.batch()`` and the rest."""
+    """A model named ``batch`` / ``transaction`` / ``table``... does not hide ``Models.batch()`` and the rest."""
     schema = copy.deepcopy(SCHEMA)
-    for name in ("batch", "transaction", "table"):
+    for name in ("batch", "transaction", "table", "batch_get", "transact_get"):
         schema["models"][name] = {
             "pk": {"type": "string", "value": f"{name}#${{id}}"},
             "sk": {"type": "string", "value": f"{name}#"},
@@ -364,6 +401,17 @@ def test_models_named_as_the_containers_own_attributes_get_a_trailing_underscore
         "t1",
         "x1",
     )
+    with app.batch_get() as reads:
+        found = reads.batch_get_.get(id="g1")
+    with app.transact_get() as tx_reads:
+        also = tx_reads.transact_get_.get(id="g2")
+    assert found.item is None and also.item is None
+    app.batch_get_.create(id="g1")
+    with app.transact_get() as tx_reads:
+        found = tx_reads.batch_get_.get(id="g1")
+        same = tx_reads.table_.get(id="x1")
+    assert found.item is not None and found.item.id == "g1"
+    assert same.item is not None and same.item.id == "x1"
 
 
 @entity(

@@ -11,6 +11,7 @@ BatchWriteItem); ``UnprocessedKeys`` / ``UnprocessedItems`` are retried with exp
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .errors import OneTableError
@@ -80,16 +81,7 @@ def batch_get(table: Table, batch: dict[str, Any], params: dict[str, Any]) -> An
     decoded = table.decoder.decode_items(found)
     if not p.get("parse"):
         return decoded
-    out = []
-    for item in decoded:
-        kind = item.get(table.params.type_field)
-        if kind == UNIQUE_MODEL:
-            continue
-        model = table.model_for(kind)
-        if model is None:
-            continue
-        out.append(model._transform_read("get", item, {}, p))
-    return out
+    return [read for read in (read_found(table, item, p) for item in decoded) if read is not None]
 
 
 def batch_write(table: Table, batch: dict[str, Any], params: dict[str, Any]) -> bool:
@@ -161,12 +153,22 @@ def transact(table: Table, op: str, transaction: dict[str, Any], params: dict[st
         if not p.get("parse"):
             out.append(item)
             continue
-        kind = item.get(table.params.type_field)
-        model = table.model_for(kind)
-        if model is None or kind == UNIQUE_MODEL:
-            continue
-        out.append(model._transform_read("get", item, {}, p))
+        read = read_found(table, item, p)
+        if read is not None:
+            out.append(read)
     return out
 
 
-__all__ = ["batch_get", "batch_write", "transact"]
+def read_found(table: Table, item: dict[str, Any], params: Mapping[str, Any]) -> Any:
+    """A decoded item a get found, read by the model its type attribute names; None for a unique field's
+    sentinel or an item of no model of the table."""
+    kind = item.get(table.params.type_field)
+    if kind == UNIQUE_MODEL:
+        return None
+    model = table.model_for(kind)
+    if model is None:
+        return None
+    return model._transform_read("get", item, {}, params)
+
+
+__all__ = ["batch_get", "batch_write", "read_found", "transact"]

@@ -23,21 +23,21 @@ Design (``docs/typed.md`` has the whole of it):
   (whole numbers as ``int``, others as ``Decimal``) and is kept as is.  Nested entity classes (``object`` with
   a ``schema``) and lists of them are converted recursively.
 * The dict API is unchanged: ``accessor.model`` is the ``Model``, ``accessor.entity_of(item)`` types one of its
-  results.  Conditions, transactions, batches and expression updates stay there.
+  results.  Conditions and expression updates stay there; typed transactions and batches are
+  :mod:`dynabase.model.typed_blocks`'.
 * Over an :class:`~dynabase.model.AsyncTable` the same accessors are awaited: :class:`AsyncModelBase` (what
   ``typegen``'s ``...AsyncModel`` classes build on) and :class:`AsyncTypedModel`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import keyword
 import re
 import sys
 import types
 import typing
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypedDict, TypeVar
@@ -63,7 +63,6 @@ else:  # pragma: no cover - Python 3.10: the decorator is only a marker for type
 
 E = TypeVar("E")
 C = TypeVar("C", bound=type)
-W = TypeVar("W")
 
 #: the metadata key under which ``field(...)`` keeps a field's schema properties
 META = "dynabase"
@@ -509,65 +508,6 @@ class AsyncModelBase(_Accessor[E]):
         return self._page(await self.model.scan(self._write(properties or {}), **self._params(params)))
 
 
-class Writes(Generic[E]):
-    """A model's writes collected into a transaction or a batch (``connect(table).transaction()`` /
-    ``.batch()``, written by ``dynabase typegen``): each call adds its request and returns None, and the table
-    runs them all, at once, when the ``with`` block ends without an error. Generated subclasses
-    (``FaultWrites``: create / update / upsert / remove; ``FaultBatchWrites``: create / remove, what a batch
-    write can do) give the calls exact signatures."""
-
-    def __init__(self, accessor: _Accessor[E], collected: dict[str, Any], kind: str) -> None:
-        self._model: Model = accessor._sync_model
-        self._write = accessor._write
-        self._collect = {kind: collected}
-
-    def _create(self, properties: Mapping[str, object]) -> None:
-        self._model.create(self._write(properties), **self._collect)
-
-    def _update(self, properties: Mapping[str, object]) -> None:
-        self._model.update(self._write(properties), **self._collect)
-
-    def _upsert(self, properties: Mapping[str, object]) -> None:
-        self._model.upsert(self._write(properties), **self._collect)
-
-    def _remove(self, key: Mapping[str, object]) -> None:
-        self._model.remove(self._write(key), **self._collect)
-
-
-class ModelsBase:
-    """What ``typegen``'s ``Models`` (over a :class:`~dynabase.model.Table`) builds on: ``transaction()`` and
-    ``batch()`` blocks that collect typed writes and run them when the block ends."""
-
-    def __init__(self, table: Table) -> None:
-        self.table = table
-
-    @contextlib.contextmanager
-    def _collecting(self, writes: Callable[[Any, dict[str, Any]], W], kind: str) -> Iterator[W]:
-        collected: dict[str, Any] = {}
-        yield writes(self, collected)
-        if kind == "transaction":
-            self.table.transact("write", collected)
-        else:
-            self.table.batch_write(collected)
-
-
-class AsyncModelsBase:
-    """:class:`ModelsBase` over an :class:`~dynabase.model.AsyncTable`: the blocks are ``async with``, and the
-    collected writes are awaited when the block ends."""
-
-    def __init__(self, table: AsyncTable) -> None:
-        self.table = table
-
-    @contextlib.asynccontextmanager
-    async def _collecting(self, writes: Callable[[Any, dict[str, Any]], W], kind: str) -> AsyncIterator[W]:
-        collected: dict[str, Any] = {}
-        yield writes(self, collected)
-        if kind == "transaction":
-            await self.table.transact("write", collected)
-        else:
-            await self.table.batch_write(collected)
-
-
 class TypedModel(ModelBase[E]):
     """The typed accessor of a hand-declared entity class: typed results, loosely typed arguments (run
     ``dynabase typegen`` on :func:`schema_of`'s schema for exact ones)::
@@ -736,11 +676,9 @@ def _type_of(annotation: Any, where: str) -> dict[str, Any]:
 
 __all__ = [
     "AsyncModelBase",
-    "AsyncModelsBase",
     "AsyncTypedModel",
     "FindParams",
     "ModelBase",
-    "ModelsBase",
     "Page",
     "TypedModel",
     "entity",
@@ -748,5 +686,4 @@ __all__ = [
     "plan",
     "py_name",
     "schema_of",
-    "Writes",
 ]

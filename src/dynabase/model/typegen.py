@@ -53,6 +53,7 @@ _RESERVED = frozenset(
         "Batch",
         "Decimal",
         "FindParams",
+        "Gets",
         "Literal",
         "Mapping",
         "ModelBase",
@@ -60,6 +61,8 @@ _RESERVED = frozenset(
         "ModelsBase",
         "NotRequired",
         "Page",
+        "Read",
+        "Reads",
         "Required",
         "TYPE_CHECKING",
         "Table",
@@ -76,7 +79,7 @@ _RESERVED = frozenset(
     ]
 )
 #: what a model's class name is followed by in the names of its argument shapes and its accessor
-_SUFFIXES = ("", "New", "Key", "Changes", "Model", "AsyncModel", "Writes", "BatchWrites", "Query")
+_SUFFIXES = ("", "New", "Key", "Changes", "Model", "AsyncModel", "Writes", "BatchWrites", "Gets", "Query")
 #: OneTable field properties -> the keyword of ``field(...)``
 _FIELD_KEYWORDS = {schema: py for py, schema in _FIELD_PROPS.items() if py != "type"}
 
@@ -90,17 +93,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, overload
 
-from dynabase.model.typed import (
-    AsyncModelBase,
-    AsyncModelsBase,
-    FindParams,
-    ModelBase,
-    ModelsBase,
-    Page,
-    Writes,
-    entity,
-    field,
-)
+from dynabase.model.typed import AsyncModelBase, FindParams, ModelBase, Page, entity, field
+from dynabase.model.typed_blocks import AsyncModelsBase, Gets, ModelsBase, Read, Writes
 
 if TYPE_CHECKING:
     from typing_extensions import NotRequired, Required, Unpack
@@ -305,7 +299,7 @@ class _Writer:
 
     def writes(self, name: str) -> str:
         """The classes of model ``name``'s writes in a transaction (``{name}Writes``) and in a batch
-        (``{name}BatchWrites``: a batch write puts and deletes only)."""
+        (``{name}BatchWrites``: a batch write puts and deletes only), and of its gets in either (``{name}Gets``)."""
         methods = {
             "create": ("properties", "New", "_create"),
             "update": ("properties", "Changes", "_update"),
@@ -326,6 +320,17 @@ class _Writer:
                     f"        self.{call}({argument})",
                 ]
             out.append("\n".join(lines))
+        out.append(
+            "\n".join(
+                [
+                    f"class {name}Gets(Gets[{name}]):",
+                    f'    """{name}\'s gets collected into a transact_get() or batch_get() block."""',
+                    "",
+                    f"    def get(self, /, **key: Unpack[{name}Key]) -> Read[{name}]:",
+                    "        return self._get(key)",
+                ]
+            )
+        )
         return "\n\n\n".join(out)
 
     def index_query(
@@ -407,7 +412,9 @@ class _Writer:
 
 
 #: what the generated containers (Models...) define besides the models: a model named so gets a trailing "_"
-_CONTAINER_NAMES = frozenset(["table", "transaction", "batch", "_collecting"])
+_CONTAINER_NAMES = frozenset(
+    ["table", "transaction", "batch", "transact_get", "batch_get", "_collecting", "_reading"]
+)
 
 
 def _attribute(model: str) -> str:
@@ -445,6 +452,14 @@ def typegen(schema: Any, *, numbers: str = "auto") -> str:
         ],
         "",
         "",
+        "class Reads:",
+        '    """The gets of every model, collected into one transaction or batch read (``Models.transact_get()`` /',
+        '    ``Models.batch_get()``)."""',
+        "",
+        "    def __init__(self, models: Models | AsyncModels, gathered: Any) -> None:",
+        *[f"        self.{_attribute(m)} = {cls}Gets(models.{_attribute(m)}, gathered)" for m, cls in models],
+        "",
+        "",
         "class Models(ModelsBase):",
         '    """Every model of the schema, bound to one table."""',
         "",
@@ -461,6 +476,16 @@ def typegen(schema: Any, *, numbers: str = "auto") -> str:
         '        """``with app.batch() as b: b.Fault.create(...)``: the puts and deletes run as batch writes when the',
         '        block ends (none if it raises)."""',
         '        return self._collecting(Batch, "batch")',
+        "",
+        "    def transact_get(self) -> AbstractContextManager[Reads]:",
+        '        """``with app.transact_get() as tx: fault = tx.Fault.get(...)``: the gets run as one transaction when',
+        '        the block ends; then ``fault.item`` is the entity found, or None."""',
+        '        return self._reading(Reads, "transaction")',
+        "",
+        "    def batch_get(self) -> AbstractContextManager[Reads]:",
+        '        """``with app.batch_get() as b: fault = b.Fault.get(...)``: the gets run as batch gets when the block',
+        '        ends; then ``fault.item`` is the entity found, or None."""',
+        '        return self._reading(Reads, "batch")',
         "",
         "",
         "def connect(table: Table) -> Models:",
@@ -485,6 +510,16 @@ def typegen(schema: Any, *, numbers: str = "auto") -> str:
         '        writes when the block ends (none if it raises)."""',
         '        return self._collecting(Batch, "batch")',
         "",
+        "    def transact_get(self) -> AbstractAsyncContextManager[Reads]:",
+        '        """``async with app.transact_get() as tx: fault = tx.Fault.get(...)``: the gets run, awaited, as one',
+        '        transaction when the block ends; then ``fault.item`` is the entity found, or None."""',
+        '        return self._reading(Reads, "transaction")',
+        "",
+        "    def batch_get(self) -> AbstractAsyncContextManager[Reads]:",
+        '        """``async with app.batch_get() as b: fault = b.Fault.get(...)``: the gets run, awaited, as batch gets',
+        '        when the block ends; then ``fault.item`` is the entity found, or None."""',
+        '        return self._reading(Reads, "batch")',
+        "",
         "",
         "def connect_async(table: AsyncTable) -> AsyncModels:",
         '    """The awaited typed accessors of every model, bound to ``table``."""',
@@ -496,10 +531,11 @@ def typegen(schema: Any, *, numbers: str = "auto") -> str:
                 container.insert(i + 1, "        pass")
     exported = [
         *writer.names,
-        *(f"{cls}{s}" for _, cls in models for s in ("Model", "AsyncModel", "Writes", "BatchWrites")),
+        *(f"{cls}{s}" for _, cls in models for s in ("Model", "AsyncModel", "Writes", "BatchWrites", "Gets")),
         "AsyncModels",
         "Batch",
         "Models",
+        "Reads",
         "Transaction",
         "connect",
         "connect_async",

@@ -104,6 +104,38 @@ def run_writes(table: Table) -> dict[str, object]:
     }
 
 
+def run_reads(table: Table) -> dict[str, object]:
+    """Typed gets collected into a transaction read and a batch read; each Read has its entity after the block."""
+    app = models.connect(table)
+    with app.transact_get() as tx:
+        device = tx.Device.get(id="d1")
+        fault = tx.Fault.get(deviceId="d3", id="f3")
+        missing = tx.Device.get(id="nope")
+    with app.batch_get() as batch:
+        many = [batch.Device.get(id=name) for name in ("d4", "d1", "nope", "d2")]
+    found: models.Device | None = device.item
+    return {
+        "device": found.name if found is not None else None,
+        "fault": fault.item.severity if fault.item is not None else None,
+        "missing": missing.item,
+        "many": [read.item.id if read.item is not None else None for read in many],
+    }
+
+
+async def run_async_reads(table: AsyncTable) -> list[str | None]:
+    app = models.connect_async(table)
+    async with app.batch_get() as batch:
+        first = batch.Device.get(id="d1")
+        second = batch.Fault.get(deviceId="d3", id="f3")
+    async with app.transact_get() as tx:
+        third = tx.Device.get(id="d5")
+    return [
+        first.item.name if first.item is not None else None,
+        second.item.message if second.item is not None else None,
+        third.item.id if third.item is not None else None,
+    ]
+
+
 async def run_async_writes(table: AsyncTable) -> list[str]:
     app = models.connect_async(table)
     async with app.transaction() as tx:
