@@ -19,7 +19,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -109,6 +109,41 @@ class SchemaDoc:
 
 def _yes(flag: bool) -> str:
     return "yes" if flag else ""
+
+
+#: the columns of an entity's attribute table, in the Markdown and the HTML page alike
+ATTRIBUTE_COLUMNS = [
+    "Field",
+    "Attribute",
+    "Type",
+    "Required",
+    "Value / default",
+    "Enum",
+    "Validate",
+    "Unique",
+    "Hidden",
+    "Crypt",
+    "TTL",
+    "Description",
+]
+
+
+def _attribute_row(a: AttributeDoc, code: Callable[[str], str], text: Callable[[str], str]) -> list[str]:
+    """A row of the attribute table: ``code`` formats names and expressions, ``text`` the rest."""
+    return [
+        code(a.name),
+        code(a.attribute),
+        text(a.type),
+        _yes(a.required),
+        code(a.value),
+        text(a.enum),
+        code(a.validate),
+        _yes(a.unique),
+        _yes(a.hidden),
+        _yes(a.crypt),
+        _yes(a.ttl),
+        text(a.description),
+    ]
 
 
 def _json(value: Any) -> str:
@@ -434,37 +469,8 @@ def render_markdown(doc: SchemaDoc) -> str:
         ) + [""]
         out += ["#### Entity attributes", ""]
         out += _table(
-            [
-                "Field",
-                "Attribute",
-                "Type",
-                "Required",
-                "Value / default",
-                "Enum",
-                "Validate",
-                "Unique",
-                "Hidden",
-                "Crypt",
-                "TTL",
-                "Description",
-            ],
-            [
-                [
-                    _code(a.name),
-                    _code(a.attribute),
-                    _cell(a.type),
-                    _yes(a.required),
-                    _code(a.value),
-                    _cell(a.enum),
-                    _code(a.validate),
-                    _yes(a.unique),
-                    _yes(a.hidden),
-                    _yes(a.crypt),
-                    _yes(a.ttl),
-                    _cell(a.description),
-                ]
-                for a in entity.attributes
-            ],
+            ATTRIBUTE_COLUMNS,
+            [_attribute_row(a, _code, _cell) for a in entity.attributes],
         ) + [""]
         out += ["#### Indexes", ""]
         out += ["Appears in: " + ", ".join(f"`{name}`" for name in entity.indexes) + "."]
@@ -601,37 +607,8 @@ def render_html(doc: SchemaDoc) -> str:
         )
         out.append("<h4>Entity attributes</h4>")
         out += _htable(
-            [
-                "Field",
-                "Attribute",
-                "Type",
-                "Required",
-                "Value / default",
-                "Enum",
-                "Validate",
-                "Unique",
-                "Hidden",
-                "Crypt",
-                "TTL",
-                "Description",
-            ],
-            [
-                [
-                    _hcode(a.name),
-                    _hcode(a.attribute),
-                    _h(a.type),
-                    _yes(a.required),
-                    _hcode(a.value),
-                    _h(a.enum),
-                    _hcode(a.validate),
-                    _yes(a.unique),
-                    _yes(a.hidden),
-                    _yes(a.crypt),
-                    _yes(a.ttl),
-                    _h(a.description),
-                ]
-                for a in entity.attributes
-            ],
+            ATTRIBUTE_COLUMNS,
+            [_attribute_row(a, _hcode, _h) for a in entity.attributes],
         )
         out.append("<h4>Indexes</h4>")
         text = "Appears in: " + ", ".join(_hcode(n) for n in entity.indexes) + "."
