@@ -8,10 +8,13 @@
    against the raw client call each one makes (the very request, captured with ``execute=False``), on the
    embedded engine in memory.  Goal: entity / raw <= 1.3 for each.  Times are CPU seconds of this process
    (best of 7 rounds, the calls compared in alternation).
-3. The typed accessors (``dynabase typegen``'s models, ``dynabase.model.typed``) against the dict API calls
+3. The least a find can cost over its raw query (``--floor`` runs only this part): the query run with the
+   model's compiled reader turning each item into its result as the engine makes it, plus building the request,
+   and nothing else of the entity layer.
+4. The typed accessors (``dynabase typegen``'s models, ``dynabase.model.typed``) against the dict API calls
    they make: the cost of entity classes (``--typed`` runs only this part).
 
-    python bench/entity_bench.py [--quick] [--json FILE] [--profile OP] [--typed]
+    python bench/entity_bench.py [--quick] [--json FILE] [--profile OP] [--typed] [--floor]
 """
 
 from __future__ import annotations
@@ -240,6 +243,57 @@ def bench_model(seconds: float) -> dict[str, Any]:
     return out
 
 
+def bench_floor(seconds: float) -> dict[str, Any]:
+    """The least a find can cost over its raw query: the query run through the engine's item seam with the
+    model's compiled reader as the only code of the entity layer (each item turned into its result as the
+    engine makes it, without its key attributes, as a find gets it), plus building the request from
+    properties.  The same seam with a reader that keeps each item as it is shows what the conversion costs
+    where it runs.  What a find adds beyond this floor is its own running cost (paging, the page, logging)."""
+    client, table, model = seeded_table()
+    small = model.find({"deviceId": "small"}, execute=False)
+    big = model.find({"deviceId": "big"}, execute=False)
+    read = model._read_own
+    assert read is not None
+
+    def same(item: Any) -> Any:
+        return item
+
+    def seam(cmd: dict[str, Any], reader: Callable[[Any], Any]) -> Callable[[], Any]:
+        return lambda: client.read_query(reader, same, **cmd)
+
+    assert seam(big, read)()["Items"] == model.find({"deviceId": "big"})
+    properties = {"deviceId": "small"}
+    raw_25, raw_1000, read_25, read_1000, kept_1000, build = compare(
+        [
+            lambda: client.query(**small),
+            lambda: client.query(**big),
+            seam(small, read),
+            seam(big, read),
+            seam(big, same),
+            lambda: model._build_find(properties, {}),
+        ],
+        seconds,
+    )
+    client.close()
+    return {
+        "raw_per_item_us": raw_1000 / 1000 * 1e6,
+        "convert_per_item_us": (read_1000 - kept_1000) / 1000 * 1e6,
+        "build_us": build * 1e6,
+        "floor_find_25": (read_25 + build) / raw_25,
+        "floor_find_1000": read_1000 / raw_1000,
+    }
+
+
+def print_floor(row: dict[str, Any]) -> None:
+    print("The least a find can cost over its raw query (the query with the model's reader, and the request")
+    print("built; goal <= 1.3x)")
+    print(
+        f"  raw query {row['raw_per_item_us']:.2f}us per item; each item turned into its result"
+        f" {row['convert_per_item_us']:.2f}us; the request built {row['build_us']:.1f}us"
+    )
+    print(f"  floor: find_25 {row['floor_find_25']:.2f}x, find_1000 {row['floor_find_1000']:.2f}x")
+
+
 def bench_typed(seconds: float) -> dict[str, Any]:
     import importlib.util
     import tempfile
@@ -300,10 +354,14 @@ def main() -> None:
         "--profile", choices=["get", "find", "create", "update"], help="cProfile one operation"
     )
     parser.add_argument("--typed", action="store_true", help="only the typed accessors vs the dict API")
+    parser.add_argument("--floor", action="store_true", help="only the least a find can cost over its query")
     args = parser.parse_args()
     seconds = 0.3 if args.quick else 1.0
     if args.typed:
         print_typed(bench_typed(seconds))
+        return
+    if args.floor:
+        print_floor(bench_floor(seconds))
         return
 
     if args.profile:
@@ -330,6 +388,7 @@ def main() -> None:
     results = {
         "decoder": bench_decoder(seconds),
         "model": bench_model(seconds),
+        "floor": bench_floor(seconds),
         "typed": bench_typed(seconds),
     }
     d = results["decoder"]
@@ -353,6 +412,8 @@ def main() -> None:
         if "raw_boto3_unmarshall_us" in row:
             line += f"{row['raw_boto3_unmarshall_us']:>22.1f}us{row['vs_raw_unmarshall_pct']:>13.1f}%"
         print(line)
+    print()
+    print_floor(results["floor"])
     print()
     print_typed(results["typed"])
     if args.json:
