@@ -60,6 +60,14 @@ def test_none_removes_attribute(User, table):
     assert "name" not in stored(table)
 
 
+def test_the_callers_remove_list_is_left_as_given(User, table):
+    """A None property joins the attributes to remove in the call's own list, not in the caller's."""
+    removing = ["age"]
+    updated = User.update({**KEY, "name": None}, remove=removing)
+    assert "name" not in updated and "age" not in updated
+    assert removing == ["age"]
+
+
 def test_push(User):
     assert User.update(KEY, push={"history": ["y", "z"]})["history"] == ["x", "y", "z"]
     assert User.update(KEY, push={"history": "w"})["history"] == ["x", "y", "z", "w"]

@@ -42,6 +42,7 @@ class ModelSpec:
     timestamps: Any = False
     mappings: dict[str, list] = field(default_factory=dict)  # packed attribute -> sub names
     unique_fields: list[FieldSpec] = field(default_factory=list)
+    unique_inputs: frozenset[str] = frozenset()
 
 
 def field_defs(model_def: Any) -> Mapping[str, Any]:
@@ -87,6 +88,16 @@ def build_model(
         f for f in spec.block.fields.values() if f.unique and f.att != primary.hash and f.att != primary.sort
     ]
     spec.has_unique = bool(spec.unique_fields)
+    # what an update must give or remove to move a sentinel: a unique field, or a property its scope names
+    spec.unique_inputs = frozenset(
+        [f.name for f in spec.unique_fields]
+        + [
+            path.split(".")[0].split("[")[0]
+            for f in spec.unique_fields
+            if isinstance(f.scope, str)
+            for path in make_template(f.scope).fields
+        ]
+    )
     return spec
 
 

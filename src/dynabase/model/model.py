@@ -163,9 +163,7 @@ class Model(CompiledPaths, UniqueFields, PreparePath, WritePath, ReadPath, Reque
         removing = p.get("remove") or []
         if isinstance(removing, str):
             removing = [removing]
-        if self.spec.has_unique and any(
-            name in self.fields and self.fields[name].unique for name in [*properties, *removing]
-        ):
+        if self.spec.has_unique and any(name in self.spec.unique_inputs for name in [*properties, *removing]):
             return self._update_unique(properties, p)
         return self._update_item(properties, p)
 

@@ -252,15 +252,11 @@ class PreparePath(ModelBase):
                     continue  # the whole nested object is written
                 if op == "update":
                     remove = p.get("remove")
-                    if remove is None:
-                        remove = p["remove"] = []
-                    elif isinstance(remove, str):
-                        remove = p["remove"] = [remove]
-                    elif not isinstance(remove, list):
-                        remove = p["remove"] = list(remove)
                     target = f"{path}.{name}" if path else name
-                    if target not in remove:
-                        remove.append(target)
+                    # a new list: the caller's own stays as it was given
+                    removing = [] if remove is None else [remove] if isinstance(remove, str) else list(remove)
+                    if target not in removing:
+                        p["remove"] = [*removing, target]
 
     def _validate(
         self,

@@ -52,6 +52,17 @@ class UniqueFields(ModelBase):
         attribute = ",".join(field.attribute)
         return f"_unique#{scope}{self.name}#{attribute}#{js_str(value)}"
 
+    def _stored_sentinel(self, field: FieldSpec, values: dict[str, Any], p: dict[str, Any]) -> str | None:
+        """The sentinel of ``field`` an item with ``values`` has, or None (no value, or a scope it cannot have
+        been written with)."""
+        value = values.get(field.name)
+        if value is None:
+            return None
+        try:
+            return self._unique_key(field, values, p, value)
+        except UniqueError:
+            return None
+
     def _unique_keys(self, pk: str) -> dict[str, Any]:
         keys = {self.primary.hash: pk}
         if self.primary.sort:
@@ -102,21 +113,26 @@ class UniqueFields(ModelBase):
             )
         unique = self.table.unique_model
         removing = p.get("remove") or []
+        if isinstance(removing, str):
+            removing = [removing]
+        # the item's top-level values after the update: a property both given and removed is removed (the update
+        # expression skips the value given)
+        after = {**(prior or {}), **properties}
+        for name in removing:
+            after.pop(name, None)
         for field in self.spec.unique_fields:
-            new = properties.get(field.name)
-            old = prior.get(field.name) if prior else None
-            if prior is not None and new == old and new is not None:
+            # each sentinel as the item has it and as it will have it, its scope included: a change of the
+            # scope moves the sentinel as a change of the value does (OneTable moves it only for the value, and
+            # leaves one that guards the old scope)
+            old_pk = self._stored_sentinel(field, prior, p) if prior is not None else None
+            new = after.get(field.name)
+            new_pk = self._unique_key(field, after, p, new) if new is not None else None
+            if old_pk == new_pk:
                 continue
-            to_remove = field.name in removing
-            if prior is not None and old is not None and (new is not None or to_remove):
-                old_pk = self._unique_key(field, {**prior, **properties}, p, old)
-                new_pk = self._unique_key(field, properties, p, new) if new is not None else None
-                if old_pk == new_pk:
-                    continue
+            if old_pk is not None:
                 unique.remove(self._unique_keys(old_pk), transaction=transaction, exists=None)
-            if new is not None:
-                pk = self._unique_key(field, properties, p, new)
-                unique.create(self._unique_keys(pk), transaction=transaction, exists=False, return_="NONE")
+            if new_pk is not None:
+                unique.create(self._unique_keys(new_pk), transaction=transaction, exists=False, return_="NONE")
         item = self._update_item(properties, p)
         if not here or p.get("execute") is False:
             return item if not here else transaction
@@ -135,21 +151,21 @@ class UniqueFields(ModelBase):
         if primary.sort:
             keys[primary.sort] = properties.get(primary.sort)
         prior = self.get(keys, hidden=True, consistent=True)
-        if prior is not None:
-            prior_props = self._prepare("update", dict(prior), {"checked": True, "exists": True})
-        elif p.get("exists") is True:
+        if prior is None and p.get("exists") is True:
             raise NotFoundError(
                 f'Cannot find existing item to remove from "{self.name}"', properties=properties
             )
-        else:
-            prior_props = None
-        unique = self.table.unique_model
-        for field in self.spec.unique_fields:
-            source = prior_props if prior_props is not None else properties
-            value = source.get(field.name)
-            if value is not None:
-                pk = self._unique_key(field, source, p, value)
-                unique.remove(self._unique_keys(pk), transaction=transaction, exists=p.get("exists"))
+        # the sentinels of the item as stored: with no item there are none to remove. (OneTable removes those
+        # of the values given even then; such a sentinel is another item's, and removing it would let a second
+        # item take that item's value.)
+        if prior is not None:
+            prior_props = self._prepare("update", dict(prior), {"checked": True, "exists": True})
+            unique = self.table.unique_model
+            for field in self.spec.unique_fields:
+                value = prior_props.get(field.name)
+                if value is not None:
+                    pk = self._unique_key(field, prior_props, p, value)
+                    unique.remove(self._unique_keys(pk), transaction=transaction, exists=p.get("exists"))
         p["prepared"] = True
         self._delete_item(properties, p)
         if not here or p.get("execute") is False:
