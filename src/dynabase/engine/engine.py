@@ -14,6 +14,7 @@ from ..errors import (
     DynamoDBError,
     InternalFailure,
     ResourceNotFoundException,
+    SerializationException,
     UnknownOperationException,
 )
 from . import batch, capture, extras, items, legacy, query, streams, transactions, ttl, validation
@@ -34,6 +35,19 @@ _INTERNAL = "The request processing has failed because of an unknown error, exce
 #: a missing table in a data-plane call, in AWS's words (DynamoDB Local: "Cannot do operations on a
 #: non-existent table", which the control plane keeps: AWS's wording there was not established)
 NOT_FOUND = "Requested resource not found"
+#: a string of the request with a lone surrogate (U+D800..U+DFFF without its pair): no UTF-8 text holds one, so
+#: a request made of it cannot be sent as JSON either (``dynabase serve`` refuses such a body as not valid JSON)
+LONE_SURROGATE = (
+    "The request is not valid UTF-8 text: a string in it holds a lone surrogate (a code point from U+D800 to "
+    "U+DFFF without its pair)"
+)
+
+
+def _lone_surrogate(error: Exception) -> bool:
+    """Whether ``error`` is UTF-8 refusing a lone surrogate: ``str.encode``'s, or orjson's as it writes an item."""
+    if isinstance(error, UnicodeEncodeError):
+        return error.reason == "surrogates not allowed"
+    return type(error) is TypeError and str(error).endswith("surrogates not allowed")
 
 
 def catalog_moved(error: Exception) -> bool:
@@ -158,7 +172,9 @@ class Engine:
             raise InternalFailure(_INTERNAL)
         except ReaderError:  # the caller's item reader failed (see readers.ITEM_READER): its error
             raise
-        except Exception:  # a bug must not look like a successful call or leak a traceback to callers
+        except Exception as error:  # a bug must not look like a successful call or leak a traceback to callers
+            if _lone_surrogate(error):  # met where the engine encodes the request's text (nothing was written)
+                raise SerializationException(LONE_SURROGATE) from None
             log.exception("internal error in %s", operation)
             raise InternalFailure(_INTERNAL)
         return result
