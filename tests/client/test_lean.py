@@ -209,6 +209,21 @@ def test_bad_endpoint_url():
         dynabase.endpoint("ftp://example.com", region=REGION, **FAKE_CREDENTIALS)
 
 
+def test_region_name_is_taken_as_boto3_spells_it_and_unknown_options_are_named():
+    url = f"http://127.0.0.1:{free_loopback_port()}"
+    assert (
+        dynabase.endpoint(url, region_name="eu-west-1", **FAKE_CREDENTIALS).protocol.signer.region
+        == "eu-west-1"
+    )
+    assert dynabase.endpoint(
+        url, "eu-west-2", region_name="eu-west-2", **FAKE_CREDENTIALS
+    ).protocol.signer.region == ("eu-west-2")
+    with pytest.raises(ValueError, match="differ"):
+        dynabase.endpoint(url, "eu-west-1", region_name="us-east-1", **FAKE_CREDENTIALS)
+    with pytest.raises(TypeError, match="unknown option 'aws_secret_key' for a lean client"):
+        dynabase.endpoint(url, region=REGION, aws_access_key_id="a", aws_secret_key="b")
+
+
 def test_a_200_that_is_not_json_is_read_as_boto3_reads_it(scripted):
     """botocore's parser decides (boto3 answers such a body with its metadata only), not an orjson error."""
     url, _ = scripted([http_response(200, b"<html>proxy says hi</html>")])

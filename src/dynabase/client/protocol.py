@@ -133,6 +133,22 @@ class Signer:
         return head
 
 
+#: the keyword options of a lean client that :func:`resolve` takes, and those the client takes itself
+_CLIENT_OPTIONS = frozenset(
+    [
+        "profile",
+        "aws_access_key_id",
+        "aws_secret_access_key",
+        "aws_session_token",
+        "max_attempts",
+        "region_name",
+    ]
+)
+_TRANSPORT_OPTIONS = frozenset(
+    ["service", "max_pool_connections", "connect_timeout", "read_timeout", "proxies", "verify"]
+)
+
+
 def resolve(
     endpoint_url: str | None,
     region: str | None,
@@ -142,11 +158,15 @@ def resolve(
     aws_secret_access_key: str | None = None,
     aws_session_token: str | None = None,
     max_attempts: int | None = None,
+    region_name: str | None = None,
 ) -> tuple[Any, str, str, int | None, str | None]:
     """botocore's credential chain, region, max attempts (total, as ``AWS_MAX_ATTEMPTS``) and CA bundle
-    (``AWS_CA_BUNDLE`` or the profile's ``ca_bundle``) for a client."""
+    (``AWS_CA_BUNDLE`` or the profile's ``ca_bundle``) for a client.  ``region_name`` is boto3's spelling of
+    ``region``."""
+    if region is not None and region_name is not None and region != region_name:
+        raise ValueError(f"region {region!r} and region_name {region_name!r} differ: give one of them")
     session = botocore.session.Session(profile=profile)
-    region = region or session.get_config_variable("region")
+    region = region or region_name or session.get_config_variable("region")
     if not region:
         raise NoRegionError()
     if aws_access_key_id is not None:
@@ -349,6 +369,12 @@ class LeanBase(BotoConveniences):
         verify: bool | str | None = None,
         **credentials: Any,
     ) -> None:
+        unknown = sorted(set(credentials) - _CLIENT_OPTIONS)
+        if unknown:
+            raise TypeError(
+                f"unknown option {unknown[0]!r} for a lean client (dynabase.endpoint / endpoint_async take "
+                f"{', '.join(sorted(_CLIENT_OPTIONS | _TRANSPORT_OPTIONS))})"
+            )
         creds, region, url, max_attempts, ca_bundle = resolve(endpoint_url, region, **credentials)
         self._service = service
         self._max_pool = max_pool_connections or self.default_pool_connections
