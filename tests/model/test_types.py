@@ -284,3 +284,39 @@ def test_stored_items_only_schema_attributes(make_model_table):
     table.model("Event").create({"id": "1", "note": "n", "junk": 1})
     (item,) = raw_items(table)
     assert set(item) == {"pk", "sk", "id", "note", "_type"}
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        # ECMA-262 Number::toString: plain notation from 1e-6 to 1e21, exponent form outside it, shortest digits
+        (1e-7, "1e-7"),
+        (1.2345e-7, "1.2345e-7"),
+        (-2.5e-8, "-2.5e-8"),
+        (1e-6, "0.000001"),
+        (1.234e-6, "0.000001234"),
+        (1e-5, "0.00001"),
+        (0.1, "0.1"),
+        (-0.0, "0"),
+        (123.0, "123"),
+        (1e16, "10000000000000000"),
+        (4.916496737868186e16, "49164967378681860"),
+        (1e20, "100000000000000000000"),
+        (1e21, "1e+21"),
+        (1.5e300, "1.5e+300"),
+        (5e-324, "5e-324"),
+        (float("nan"), "NaN"),
+        (float("-inf"), "-Infinity"),
+    ],
+)
+def test_floats_are_written_as_javascript_writes_them(value, text):
+    from dynabase.model.codec import encode
+    from dynabase.model.values import js_number_text
+
+    assert js_number_text(value) == text
+    if value == value and abs(value) != float("inf"):
+        # stored: an integral float has its exact digits (JavaScript's up to 2**53, past which OneTable writes
+        # no number), so that it reads back as the same int
+        stored = str(int(value)) if value.is_integer() and abs(value) < 1e21 else text
+        assert encode(value) == {"N": stored} and encode([value]) == {"L": [{"N": stored}]}
+        assert float(text) == value and float(stored) == value  # the same double

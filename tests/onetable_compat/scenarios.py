@@ -1350,6 +1350,45 @@ PADDED_NEGATIVE = Scenario(
     reads=[["Pt", "get", {"x": -5, "y": 1.5, "z": 3}, {}], ["Pt", "scan", {}, {}]],
 )
 
+FLOAT_NOTATIONS = Scenario(
+    "float_notations",
+    schema(
+        {
+            "Num": {
+                "pk": {"type": "string", "value": "num#${id}"},
+                "sk": {"type": "string", "value": "num#"},
+                "id": {"type": "string", "required": True},
+                "n": {"type": "number"},
+                "m": {"type": "object"},
+                "l": {"type": "array"},
+            }
+        },
+        params={"isoDates": True, "timestamps": False},
+    ),
+    # floats in each of JavaScript's notations (plain from 1e-6 to 1e21, exponent outside it; Python's repr
+    # switches at 1e-4 and 1e16), top level (which the engine stores normalised) and in a map and a list (kept as
+    # written). OneTable refuses numbers past Number.MAX_SAFE_INTEGER, so none is here.
+    steps=[
+        ["Num", "create", {"id": str(i), "n": n, "m": {"v": n}, "l": [n]}, {}]
+        for i, n in enumerate(
+            [
+                1e-7,
+                1.2345e-7,
+                1e-6,
+                1.234e-6,
+                1e-5,
+                0.1,
+                123.0,
+                -2.5e-8,
+                9007199254740991.0,
+                1e15 + 0.5,
+                5e-324,
+            ]
+        )
+    ],
+    reads=[["Num", "scan", {}, {}]],
+)
+
 # -- nulls: true (schema param) -------------------------------------------------------------------------------------
 
 NULLS = Scenario(
@@ -1704,6 +1743,7 @@ SCENARIOS = [
     STRING_FROM_DATE,
     EMPTY_SET,
     PADDED_NEGATIVE,
+    FLOAT_NOTATIONS,
     NULLS,
     CRYPT,
     CONTEXT,

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from .values import js_number_text
+
 AttributeValue = dict[str, Any]
 NUMBER_MODES = ("auto", "decimal", "float")
 
@@ -143,8 +145,10 @@ def _number_text(value: int | float | Decimal) -> str:
         if math.isnan(value) or math.isinf(value):
             raise ValueError(f"cannot store the number {value!r} in DynamoDB")
         if value.is_integer() and abs(value) < 1e21:
+            # its exact digits, which JavaScript writes too up to 2**53 (OneTable refuses numbers past that): a
+            # float past it reads back as the same int, where the shortest digits would read back as another
             return str(int(value))
-        return repr(value)
+        return js_number_text(value)  # as OneTable (JavaScript) writes the same number
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise ValueError(f"cannot store the number {value!r} in DynamoDB")

@@ -360,9 +360,9 @@ class CompiledPaths(ModelBase):
             elif encoding and f.type == "number":  # ints, and finite floats with a fraction: their text
                 cases += [
                     ("t is int", [rec, f"item[{att!r}] = {{'N': str(v)}}"]),
-                    (
-                        "t is float and v - v == 0 and not v.is_integer()",
-                        [rec, f"item[{att!r}] = {{'N': repr(v)}}"],
+                    (  # repr's notation is JavaScript's from 1e-4 to 1e16; js_number_text has the rest
+                        "t is float and v - v == 0 and not v.is_integer() and 'e' not in (r := repr(v))",
+                        [rec, f"item[{att!r}] = {{'N': r}}"],
                     ),
                     ("t is float or t is Decimal", store),
                 ]

@@ -22,19 +22,31 @@ def clone(value: Any) -> Any:
 
 
 def js_number_text(value: float) -> str:
-    """``String(n)`` for a JavaScript number."""
+    """``String(n)`` for a JavaScript number (ECMA-262's Number::toString): the shortest digits that read back
+    as the same double, as Python's ``repr`` has them, in plain notation from 1e-6 to 1e21 and as ``1e-7`` /
+    ``1.5e+300`` outside it."""
+    text = repr(value)
+    if "e" not in text and "n" not in text:  # 1e-4 <= |value| < 1e16 (or 0): repr's notation is JavaScript's
+        if text.endswith(".0"):
+            text = text[:-2]
+        return "0" if text == "-0" else text
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
-    if value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    text = repr(value)
-    if "e" in text:
-        mantissa, exponent = text.split("e")
-        sign = "-" if exponent.startswith("-") else "+"
-        text = f"{mantissa}e{sign}{exponent.lstrip('+-').lstrip('0') or '0'}"
-    return text
+    sign = "-" if value < 0 else ""
+    _, places, exponent = Decimal(text.lstrip("-")).as_tuple()
+    assert isinstance(exponent, int)  # a finite number's
+    point = exponent + len(places)  # value = 0.<places> x 10**point
+    digits = "".join(map(str, places)).rstrip("0")
+    if len(digits) <= point <= 21:
+        return sign + digits + "0" * (point - len(digits))
+    if 0 < point <= 21:
+        return f"{sign}{digits[:point]}.{digits[point:]}"
+    if -6 < point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    mantissa = digits[0] + (f".{digits[1:]}" if len(digits) > 1 else "")
+    return f"{sign}{mantissa}e{'+' if point >= 1 else '-'}{abs(point - 1)}"
 
 
 def js_str(value: Any) -> str:
