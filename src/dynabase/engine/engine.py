@@ -172,8 +172,10 @@ class Engine:
             raise InternalFailure(_INTERNAL)
         except ReaderError:  # the caller's item reader failed (see readers.ITEM_READER): its error
             raise
-        except Exception as error:  # a bug must not look like a successful call or leak a traceback to callers
-            if _lone_surrogate(error):  # met where the engine encodes the request's text (nothing was written)
+        except Exception as error:
+            # a string the engine could not encode is the request's fault (met before anything was written); any
+            # other failure is a bug, which must not look like a successful call or leak a traceback to callers
+            if _lone_surrogate(error):
                 raise SerializationException(LONE_SURROGATE) from None
             log.exception("internal error in %s", operation)
             raise InternalFailure(_INTERNAL)

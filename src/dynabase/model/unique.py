@@ -132,7 +132,9 @@ class UniqueFields(ModelBase):
             if old_pk is not None:
                 unique.remove(self._unique_keys(old_pk), transaction=transaction, exists=None)
             if new_pk is not None:
-                unique.create(self._unique_keys(new_pk), transaction=transaction, exists=False, return_="NONE")
+                unique.create(
+                    self._unique_keys(new_pk), transaction=transaction, exists=False, return_="NONE"
+                )
         item = self._update_item(properties, p)
         if not here or p.get("execute") is False:
             return item if not here else transaction
