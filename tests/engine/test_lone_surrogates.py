@@ -13,27 +13,10 @@ from typing import Any
 
 import pytest
 
-from dynabase.engine import Engine
 from dynabase.engine.engine import LONE_SURROGATE
 from dynabase.errors import SerializationException
 
 BAD = "x\ud800"
-
-
-@pytest.fixture
-def engine() -> Any:
-    instance = Engine(":memory:")
-    instance.call(
-        "CreateTable",
-        {
-            "TableName": "things",
-            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
-            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
-            "BillingMode": "PAY_PER_REQUEST",
-        },
-    )
-    yield instance
-    instance.close()
 
 
 def _items(engine: Any) -> list[Any]:

@@ -8,27 +8,10 @@ from typing import Any
 
 import pytest
 
-from dynabase.engine import Engine
 from dynabase.errors import ValidationException
 
 KEYS = [{"AttributeName": "pk", "KeyType": "HASH"}]
 DEFINITIONS = [{"AttributeName": "pk", "AttributeType": "S"}]
-
-
-@pytest.fixture
-def engine() -> Any:
-    instance = Engine(":memory:")
-    instance.call(
-        "CreateTable",
-        {
-            "TableName": "things",
-            "KeySchema": KEYS,
-            "AttributeDefinitions": DEFINITIONS,
-            "BillingMode": "PAY_PER_REQUEST",
-        },
-    )
-    yield instance
-    instance.close()
 
 
 def _table(**members: Any) -> dict[str, Any]:
