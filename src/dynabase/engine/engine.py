@@ -44,10 +44,9 @@ LONE_SURROGATE = (
 
 
 def _lone_surrogate(error: Exception) -> bool:
-    """Whether ``error`` is UTF-8 refusing a lone surrogate: ``str.encode``'s, or orjson's as it writes an item."""
-    if isinstance(error, UnicodeEncodeError):
-        return error.reason == "surrogates not allowed"
-    return type(error) is TypeError and str(error).endswith("surrogates not allowed")
+    """Whether ``error`` is UTF-8 refusing a lone surrogate (every string of an item is encoded to measure its size
+    before the item is stored, so this is where such a string is met)."""
+    return isinstance(error, UnicodeEncodeError) and error.reason == "surrogates not allowed"
 
 
 def catalog_moved(error: Exception) -> bool:
