@@ -110,21 +110,13 @@ class _Gathered:
             handle._item = None if result is None else read(result)
             handle._done = True
 
-    def run(self, table: Table) -> None:
-        if not self.reads:
-            return
-        if self.kind == "transaction":
-            self.settle(table, table.transact("get", self.request, parse=False))
-        else:
-            self.settle(table, table.batch_get(self.request, parse=False))
 
-    async def run_async(self, table: AsyncTable) -> None:
-        if not self.reads:
-            return
-        if self.kind == "transaction":
-            self.settle(table.sync, await table.transact("get", self.request, parse=False))
-        else:
-            self.settle(table.sync, await table.batch_get(self.request, parse=False))
+def _run(table: Any, kind: str, verb: str, request: dict[str, Any], **params: Any) -> Any:
+    """The Table call that runs what a block collected (``verb``: "write" or "get"); an AsyncTable's is a
+    coroutine."""
+    if kind == "transaction":
+        return table.transact(verb, request, **params)
+    return (table.batch_write if verb == "write" else table.batch_get)(request, **params)
 
 
 class Gets(Generic[E]):
@@ -153,16 +145,14 @@ class ModelsBase:
     def _collecting(self, writes: Callable[[Any, dict[str, Any]], W], kind: str) -> Iterator[W]:
         collected: dict[str, Any] = {}
         yield writes(self, collected)
-        if kind == "transaction":
-            self.table.transact("write", collected)
-        else:
-            self.table.batch_write(collected)
+        _run(self.table, kind, "write", collected)
 
     @contextlib.contextmanager
     def _reading(self, gets: Callable[[Any, _Gathered], R], kind: str) -> Iterator[R]:
         gathered = _Gathered(kind)
         yield gets(self, gathered)
-        gathered.run(self.table)
+        if gathered.reads:
+            gathered.settle(self.table, _run(self.table, kind, "get", gathered.request, parse=False))
 
 
 class AsyncModelsBase:
@@ -176,16 +166,15 @@ class AsyncModelsBase:
     async def _collecting(self, writes: Callable[[Any, dict[str, Any]], W], kind: str) -> AsyncIterator[W]:
         collected: dict[str, Any] = {}
         yield writes(self, collected)
-        if kind == "transaction":
-            await self.table.transact("write", collected)
-        else:
-            await self.table.batch_write(collected)
+        await _run(self.table, kind, "write", collected)
 
     @contextlib.asynccontextmanager
     async def _reading(self, gets: Callable[[Any, _Gathered], R], kind: str) -> AsyncIterator[R]:
         gathered = _Gathered(kind)
         yield gets(self, gathered)
-        await gathered.run_async(self.table)
+        if gathered.reads:
+            found = await _run(self.table, kind, "get", gathered.request, parse=False)
+            gathered.settle(self.table.sync, found)
 
 
 __all__ = ["AsyncModelsBase", "Gets", "ModelsBase", "Read", "Writes"]
