@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import inspect
 import re
 import socket
 import ssl
@@ -133,20 +134,11 @@ class Signer:
         return head
 
 
-#: the keyword options of a lean client that :func:`resolve` takes, and those the client takes itself
-_CLIENT_OPTIONS = frozenset(
-    [
-        "profile",
-        "aws_access_key_id",
-        "aws_secret_access_key",
-        "aws_session_token",
-        "max_attempts",
-        "region_name",
-    ]
-)
-_TRANSPORT_OPTIONS = frozenset(
-    ["service", "max_pool_connections", "connect_timeout", "read_timeout", "proxies", "verify"]
-)
+def _keywords(function: Any) -> frozenset[str]:
+    """The keyword-only parameters of ``function`` (what a lean client takes, or passes on to :func:`resolve`)."""
+    return frozenset(
+        name for name, p in inspect.signature(function).parameters.items() if p.kind is p.KEYWORD_ONLY
+    )
 
 
 def resolve(
@@ -369,11 +361,12 @@ class LeanBase(BotoConveniences):
         verify: bool | str | None = None,
         **credentials: Any,
     ) -> None:
-        unknown = sorted(set(credentials) - _CLIENT_OPTIONS)
+        unknown = sorted(set(credentials) - _keywords(resolve))
         if unknown:
+            known = _keywords(resolve) | _keywords(LeanBase.__init__)
             raise TypeError(
                 f"unknown option {unknown[0]!r} for a lean client (dynabase.endpoint / endpoint_async take "
-                f"{', '.join(sorted(_CLIENT_OPTIONS | _TRANSPORT_OPTIONS))})"
+                f"{', '.join(sorted(known))})"
             )
         creds, region, url, max_attempts, ca_bundle = resolve(endpoint_url, region, **credentials)
         self._service = service
