@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import functools
+import inspect
 from typing import Any
 
 import boto3
@@ -10,6 +12,7 @@ import botocore.client
 import botocore.hooks
 import botocore.loaders
 import botocore.regions
+import botocore.session
 import pytest
 from botocore.config import Config
 
@@ -60,6 +63,7 @@ def test_sessions_share_loaded_models_only_while_a_mock_is_active() -> None:
 
 
 def test_nested_mocks_keep_the_shared_caches_until_the_last_stops() -> None:
+    provider = botocore.regions.EndpointProvider
     outer = mock_dynamodb()
     outer.start()
     try:
@@ -70,7 +74,7 @@ def test_nested_mocks_keep_the_shared_caches_until_the_last_stops() -> None:
     finally:
         outer.stop()
     assert not fastpath.engaged()
-    assert botocore.regions.EndpointProvider is fastpath._ORIGINAL_PROVIDER
+    assert botocore.regions.EndpointProvider is provider
     assert botocore.client.ClientCreator.__dict__["_load_service_model"] is not fastpath._service_model
 
 
@@ -167,6 +171,7 @@ def test_handlers_without_kwargs_are_still_refused() -> None:
             return None
 
     handlers = Handlers()
+    accepts_kwargs = botocore.hooks.accepts_kwargs
     with mock_dynamodb():
         assert botocore.hooks.accepts_kwargs is fastpath._accepts_kwargs
         for _ in range(2):  # the second answer comes from the memo
@@ -177,7 +182,7 @@ def test_handlers_without_kwargs_are_still_refused() -> None:
             with pytest.raises(ValueError, match="kwargs"):
                 client.meta.events.register("before-call.dynamodb.ListTables", lambda request: None)
         assert client.list_tables()["TableNames"] == []
-    assert botocore.hooks.accepts_kwargs is fastpath._ORIGINAL_ACCEPTS_KWARGS
+    assert botocore.hooks.accepts_kwargs is accepts_kwargs
 
 
 def test_a_client_kept_past_the_mock_gets_its_http_session() -> None:
@@ -247,3 +252,116 @@ def test_aliased_event_names_still_reach_only_their_client() -> None:
         with pytest.raises(_Stop):
             second.get_products(ServiceCode="AmazonDynamoDB")
     assert seen == ["first", "second"]
+
+
+# -- botocore's internals change: the mock falls back to botocore's own code, never breaks
+
+
+def _round_trip() -> None:
+    """What a user's first test does: a client, a table, a put and a get, a query through a paginator."""
+    client = boto3.client("dynamodb", region_name="us-east-1")
+    client.create_table(**TABLE)
+    client.put_item(TableName="fast", Item={"pk": {"S": "a"}, "n": {"N": "1"}})
+    assert client.get_item(TableName="fast", Key={"pk": {"S": "a"}})["Item"]["n"] == {"N": "1"}
+    pages = client.get_paginator("scan").paginate(TableName="fast")
+    assert [item["pk"]["S"] for page in pages for item in page["Items"]] == ["a"]
+    boto3.resource("dynamodb", region_name="us-east-1").Table("fast").put_item(Item={"pk": "b"})
+
+
+def _changed(original: Any) -> Any:
+    """botocore's own function as a later botocore might have it: one more keyword parameter, and a record of
+    the calls it gets."""
+    calls: list[int] = []
+    if isinstance(original, type):
+
+        class Changed(original):  # type: ignore[misc, valid-type]
+            def __init__(self, *args: Any, added_later: Any = None, **kwargs: Any) -> None:
+                calls.append(1)
+                super().__init__(*args, **kwargs)
+
+        Changed.calls = calls  # type: ignore[attr-defined]
+        return Changed
+
+    @functools.wraps(original)
+    def changed(*args: Any, added_later: Any = None, **kwargs: Any) -> Any:
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    del changed.__wrapped__  # its signature is its own, as a changed function's would be
+    changed.calls = calls  # type: ignore[attr-defined]
+    return changed
+
+
+@pytest.mark.parametrize("patch", fastpath.PATCHES, ids=lambda patch: patch.name)
+def test_an_internal_of_another_shape_is_left_to_botocore(
+    patch: fastpath.Patch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    owner = patch.owner()
+    original = owner.__dict__[patch.attribute] if isinstance(owner, type) else getattr(owner, patch.attribute)
+    changed = _changed(original)
+    monkeypatch.setattr(owner, patch.attribute, changed)
+    with mock_dynamodb():
+        if patch.shapes is None:  # it passes every argument on: in place, botocore's own runs under it
+            assert getattr(owner, patch.attribute) is not changed
+            assert patch.name not in fastpath.fallbacks()
+        else:
+            assert getattr(owner, patch.attribute) is changed
+            assert "parameters" in fastpath.fallbacks()[patch.name]
+        _round_trip()
+    assert getattr(owner, patch.attribute) is changed
+    if patch.shapes is not None:
+        assert changed.calls  # botocore's own code ran
+
+
+@pytest.mark.parametrize("patch", fastpath.PATCHES, ids=lambda patch: patch.name)
+def test_an_internal_that_is_gone_is_left_out(patch: fastpath.Patch, monkeypatch: pytest.MonkeyPatch) -> None:
+    owner = patch.owner()
+    if isinstance(owner, type):
+        monkeypatch.delattr(owner, patch.attribute)
+        assert patch.attribute not in owner.__dict__
+    else:
+        monkeypatch.setattr(owner, patch.attribute, None)
+    with mock_dynamodb():
+        assert fastpath.fallbacks()[patch.name] == "not found"
+        assert getattr(owner, patch.attribute, None) is None or patch.attribute not in owner.__dict__
+    assert not fastpath.engaged()
+
+
+def test_a_provider_called_with_arguments_it_does_not_know_is_botocores() -> None:
+    """A botocore whose resolver passes the provider a new argument (as 1.43.14 did with excluded_params):
+    the shared provider passes it on, or lets botocore's own provider answer."""
+    with mock_dynamodb():
+        loader = botocore.session.get_session().get_component("data_loader")
+        ruleset = loader.load_service_model("dynamodb", "endpoint-rule-set-1")
+        partitions = loader.load_data("partitions")
+        first = botocore.regions.EndpointProvider(ruleset_data=ruleset, partition_data=partitions)
+        assert botocore.regions.EndpointProvider(ruleset_data=ruleset, partition_data=partitions) is first
+        with pytest.raises(TypeError):  # botocore's own error for an argument its provider does not take
+            botocore.regions.EndpointProvider(ruleset_data=ruleset, partition_data=partitions, unknown=1)
+
+
+def test_the_s3_client_keeps_its_excluded_parameters() -> None:
+    """botocore >= 1.43.14 makes S3's provider with ``excluded_params``: under the mock it is another provider
+    than one made without them (the mock crashed every client on it before)."""
+    if "excluded_params" not in inspect.signature(botocore.regions.EndpointProvider).parameters:
+        pytest.skip("this botocore's EndpointProvider has no excluded_params")
+    with mock_dynamodb():
+        s3 = boto3.client("s3", region_name="us-east-1")
+        dynamodb = boto3.client("dynamodb", region_name="us-east-1")
+        s3_provider = s3._ruleset_resolver._provider
+        assert s3_provider is not dynamodb._ruleset_resolver._provider
+        assert s3_provider is boto3.client("s3", region_name="us-east-1")._ruleset_resolver._provider
+        assert s3.meta.endpoint_url.startswith("https://s3.")
+
+
+def test_without_the_builtin_handler_list_the_mock_refuses_to_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never a mock that answers nothing (the requests would go to AWS): a clear error naming botocore."""
+    import botocore.handlers
+
+    from dynabase.testing import hook
+
+    monkeypatch.delattr(botocore.handlers, "BUILTIN_HANDLERS")
+    assert not hook.install()
+    with pytest.raises(RuntimeError, match=r"cannot intercept requests with botocore \d"):
+        mock_dynamodb().start()
+    assert not fastpath.engaged()

@@ -44,14 +44,35 @@ def deactivate(mock: Answering) -> None:
             _active.remove(mock)
 
 
-def install() -> None:
-    """Register the handler on every botocore session created from now on (idempotent)."""
-    from botocore.handlers import BUILTIN_HANDLERS, REGISTER_FIRST
+def install() -> bool:
+    """Register the handler on every botocore session created from now on (idempotent), through the list of
+    handlers botocore gives each new session (``botocore.handlers.BUILTIN_HANDLERS``, as moto's catch-all
+    handler is registered). False when this botocore has no such list: then no client can be answered in
+    process, and :func:`require_installed` says so before a mock starts."""
+    import botocore.handlers
 
+    handlers = getattr(botocore.handlers, "BUILTIN_HANDLERS", None)
+    first = getattr(botocore.handlers, "REGISTER_FIRST", None)
+    if not isinstance(handlers, list) or first is None:
+        return False
     for event in EVENTS:
-        spec = (event, before_send, REGISTER_FIRST)
-        if spec not in BUILTIN_HANDLERS:
-            BUILTIN_HANDLERS.append(spec)
+        spec = (event, before_send, first)
+        if spec not in handlers:
+            handlers.append(spec)
+    return True
+
+
+def require_installed() -> None:
+    """Raise a RuntimeError naming botocore's version when :func:`install` could not register the handler: a
+    mock that answered nothing would send the code under test's requests to AWS."""
+    if not install():
+        import botocore
+
+        raise RuntimeError(
+            f"mock_dynamodb cannot intercept requests with botocore {botocore.__version__}: "
+            "botocore.handlers has no BUILTIN_HANDLERS list or REGISTER_FIRST; install a botocore this dynabase was tested with "
+            "(pyproject.toml's range)"
+        )
 
 
 def register(emitter: Any) -> None:

@@ -26,7 +26,7 @@ from ..server import jsonio
 from ..server.app import DynamoDBApp
 from ..server.shapes import Models
 from . import fastpath
-from .hook import ANSWERED_URL, activate, deactivate, install, patch_client, register
+from .hook import ANSWERED_URL, activate, deactivate, install, patch_client, register, require_installed
 from .state import DEFAULT_ACCOUNT, Databases, account_of, default_region
 
 __all__ = ["MockDynamoDB", "install", "mock_dynamodb", "patch_client", "seed_engine"]
@@ -45,12 +45,10 @@ def _forget_fake_credentials() -> None:
     are the fake ones the mock put in the environment, and every later ``boto3.client(...)`` would sign with
     them (DynamoDB Local, for one, keeps a database per access key). Let it resolve them again."""
     boto3 = sys.modules.get("boto3")
-    session = getattr(boto3, "DEFAULT_SESSION", None)
-    if session is None:
-        return
-    credentials = getattr(session._session, "_credentials", None)
-    if credentials is not None and credentials.access_key == FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"]:
-        session._session._credentials = None
+    core: Any = getattr(getattr(boto3, "DEFAULT_SESSION", None), "_session", None)
+    credentials = getattr(core, "_credentials", None)  # botocore's private cache: left alone if it moved
+    if getattr(credentials, "access_key", None) == FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"]:
+        core._credentials = None
 
 
 class _Raw:
@@ -88,11 +86,11 @@ class _Response(AWSResponse):  # type: ignore[misc]  # botocore has no type hint
 
     @property
     def content(self) -> _AwaitableBytes:
-        return _AwaitableBytes(AWSResponse.content.fget(self))
+        return _AwaitableBytes(super().content)
 
     @property
     def text(self) -> _AwaitableStr:
-        return _AwaitableStr(AWSResponse.text.fget(self))
+        return _AwaitableStr(super().text)
 
 
 class _Activation:
@@ -139,13 +137,14 @@ class _Activation:
         return _Response(url, response.status, out, _Raw(response.body))
 
     def enter(self) -> None:
+        require_installed()
         if self.mock.fake_credentials and not os.environ.get("AWS_ACCESS_KEY_ID"):
             for name, value in FAKE_CREDENTIALS.items():
                 self._saved_env[name] = os.environ.get(name)
                 os.environ[name] = value
         boto3 = sys.modules.get("boto3")
         if boto3 is not None and boto3.DEFAULT_SESSION is not None:  # made before the hook was installed?
-            register(boto3.DEFAULT_SESSION._session.get_component("event_emitter"))
+            register(boto3.DEFAULT_SESSION.events)
         jsonio.upgrade()  # the handler's JSON round trip on orjson, as `dynabase serve` has it
         fastpath.engage()
         activate(self)
