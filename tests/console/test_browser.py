@@ -250,3 +250,31 @@ def test_a_failed_query_clears_the_previous_results_and_pager(page: Any) -> None
     expect(page.locator(".status .error")).to_contain_text("ValidationException")
     expect(page.locator(".results")).to_be_empty()
 
+
+def test_the_selected_table_is_marked_in_the_list(page: Any) -> None:
+    from playwright.sync_api import expect
+
+    page.click("#tables >> text=device")
+    expect(page.locator("#tables a.current")).to_have_text(["device"])
+    expect(page.locator("#tables a[aria-current=page]")).to_have_text(["device"])
+    page.click("#tables >> text=paged")
+    expect(page.locator("#tables a.current")).to_have_text(["paged"])
+    expect(page.locator("#tables a[aria-current]")).to_have_count(1)
+    page.click("header >> text=PartiQL")
+    expect(page.locator("#tables a.current")).to_have_count(0)
+
+
+def test_the_page_names_its_icon(page: Any) -> None:
+    """A page without an icon link makes the browser ask for /favicon.ico, which the console answers 404 (and
+    logs): the page names an icon it can show."""
+    loaded = page.evaluate(
+        """() => new Promise((done) => {
+             const link = document.querySelector('link[rel="icon"]');
+             if (!link) return done("no icon link");
+             const image = new Image();
+             image.onload = () => done(image.naturalWidth > 0 ? "shown" : "empty");
+             image.onerror = () => done("not loadable: " + link.href);
+             image.src = link.href;
+           })"""
+    )
+    assert loaded == "shown"
