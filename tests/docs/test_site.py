@@ -116,3 +116,13 @@ def test_the_site_loads_nothing_from_other_hosts(site: Path) -> None:
             if host in text
         }
     assert not outside, sorted(outside)[:20]
+
+
+def test_api_pages_show_no_rest_literal_markers(site: Path) -> None:
+    """reST's ``::`` before a literal block (``Example::``, or ``::`` alone) is not shown, as reST shows it."""
+    leftovers = {
+        str(page.relative_to(site)): hits
+        for page in (site / "api").rglob("*.html")
+        if (hits := re.findall(r"<p>(?:[^<]|<(?!/p>))*::</p>", page.read_text(encoding="utf-8")))
+    }
+    assert not leftovers
