@@ -277,3 +277,37 @@ def test_malformed_cursors_are_refused_on_their_field(api: Any, paged: str) -> N
     assert error.status == 400 and "next" in error.fields
     error = failure(api, "scan", {"table": paged, "startKey": {"pk": {"B": "***"}}})
     assert error.status == 400 and "base64" in error.fields["startKey"]
+
+
+def test_dates_come_back_in_the_one_form_the_items_store() -> None:
+    """Entities and table descriptions write dates as the items hold them (``...T19:07:47.123Z``), so the same
+    date never shows as ``...+00:00`` in one view and ``...Z`` in another."""
+    import re
+
+    import dynabase
+    from dynabase.console.api import ConsoleAPI
+    from dynabase.console.entities import Entities
+
+    iso = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+    client = dynabase.connect(":memory:")
+    try:
+        api = ConsoleAPI(client, target="test", entities=Entities(client, SCHEMA))
+        api.call("createTable", {"definition": api.call("tableDefinition", {"table": "dated"})["definition"]})
+        saved = api.call(
+            "entitySave",
+            {
+                "table": "dated",
+                "model": "Fault",
+                "mode": "create",
+                "properties": {"deviceId": "d1", "severity": "warn", "message": "m"},
+            },
+        )["entity"]
+        stored = client.scan(TableName="dated")["Items"][0]
+        assert saved["created"] == stored["created"]["S"] and iso.match(saved["created"])
+        found = api.call("entityFind", {"table": "dated", "model": "Fault", "properties": {"deviceId": "d1"}})
+        assert found["items"][0]["created"] == stored["created"]["S"]
+        (group,) = api.call("entityPage", {"table": "dated"})["groups"]
+        assert group["items"][0]["updated"] == stored["updated"]["S"]
+        assert iso.match(api.call("describeTable", {"table": "dated"})["table"]["CreationDateTime"])
+    finally:
+        client.close()

@@ -220,3 +220,61 @@ def test_refuses_a_browser_without_the_token(browser: Any, console_server: Any) 
         assert response.status == 401
     finally:
         context.close()
+
+
+def test_the_values_box_reads_dynamodb_json_whatever_the_items_are_shown_as(page: Any) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(page.url.split("#")[0] + "#/table/paged/items")
+    form = page.locator("form.query-form")
+    form.locator("select[name=format]").select_option("plain")
+    values = form.locator("textarea[name=values]")
+    assert '{"S": ' in values.get_attribute("placeholder")  # the placeholder shows DynamoDB JSON ...
+    form.locator("select[name=operation]").select_option("query")
+    form.locator("input[name=keyCondition]").fill("pk = :p")
+    values.fill('{":p": {"S": "p"}}')  # ... and the box reads what it shows
+    form.locator("input[name=limit]").fill("7")
+    form.locator("button[type=submit]").click()
+    expect(page.locator(".results table.grid tbody tr")).to_have_count(7)
+    expect(page.locator(".status .error")).to_have_count(0)
+
+
+def test_a_failed_query_clears_the_previous_results_and_pager(page: Any) -> None:
+    from playwright.sync_api import expect
+
+    run_query(page)
+    expect(page.locator(".results .meta")).to_contain_text("more remain")
+    form = page.locator("form.query-form")
+    form.locator("input[name=keyCondition]").fill("pk = :missing")
+    form.locator("button[type=submit]").click()
+    expect(page.locator(".status .error")).to_contain_text("ValidationException")
+    expect(page.locator(".results")).to_be_empty()
+
+
+def test_the_selected_table_is_marked_in_the_list(page: Any) -> None:
+    from playwright.sync_api import expect
+
+    page.click("#tables >> text=device")
+    expect(page.locator("#tables a.current")).to_have_text(["device"])
+    expect(page.locator("#tables a[aria-current=page]")).to_have_text(["device"])
+    page.click("#tables >> text=paged")
+    expect(page.locator("#tables a.current")).to_have_text(["paged"])
+    expect(page.locator("#tables a[aria-current]")).to_have_count(1)
+    page.click("header >> text=PartiQL")
+    expect(page.locator("#tables a.current")).to_have_count(0)
+
+
+def test_the_page_names_its_icon(page: Any) -> None:
+    """A page without an icon link makes the browser ask for /favicon.ico, which the console answers 404 (and
+    logs): the page names an icon it can show."""
+    loaded = page.evaluate(
+        """() => new Promise((done) => {
+             const link = document.querySelector('link[rel="icon"]');
+             if (!link) return done("no icon link");
+             const image = new Image();
+             image.onload = () => done(image.naturalWidth > 0 ? "shown" : "empty");
+             image.onerror = () => done("not loadable: " + link.href);
+             image.src = link.href;
+           })"""
+    )
+    assert loaded == "shown"

@@ -4,10 +4,14 @@ The blocks of one page run in order in one namespace, in a temporary directory, 
 (a boto3 client a page makes is answered by the embedded engine in process) and with every connection to
 anything but loopback refused: no network. A block that is a fragment (it needs your code, or runs until
 interrupted) is preceded by the line ``<!-- not-run -->``; keep them few.
+
+A reader copies one block, not the page: a block imports every name it uses, even when a block above it on the
+page imported it already (their shared namespace would hide a missing ``import dynabase``).
 """
 
 from __future__ import annotations
 
+import ast
 import linecache
 import re
 import socket
@@ -67,6 +71,51 @@ def test_fragments_are_few() -> None:
     marked = [(p, line) for p in pages() for line, _, runs in python_blocks(p.read_text()) if not runs]
     total = sum(len(python_blocks(p.read_text())) for p in pages())
     assert len(marked) * 4 <= total, f"{len(marked)} of {total} blocks are marked not-run: {marked}"
+
+
+def _bindings(tree: ast.AST) -> tuple[set[str], set[str], set[str]]:
+    """A block's names: (bound by an import, bound otherwise, read)."""
+    imported: set[str] = set()
+    bound: set[str] = set()
+    read: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+    return imported, bound, read
+
+
+def unimported(text: str) -> list[tuple[int, list[str]]]:
+    """The running blocks of a page that use a name only an earlier block imported: (line, names)."""
+    carried: set[str] = set()
+    found = []
+    for line, code, runs in python_blocks(text):
+        if not runs:
+            continue
+        imported, bound, read = _bindings(ast.parse(code))
+        missing = sorted((read & carried) - imported - bound)
+        if missing:
+            found.append((line, missing))
+        carried = (carried - bound) | imported
+    return found
+
+
+def test_unimported_names_are_found() -> None:
+    text = (
+        "```python\nimport dynabase\nc = dynabase.connect()\n```\n\n```python\nt = dynabase.Engine()\n```\n"
+    )
+    assert unimported(text) == [(7, ["dynabase"])]
+    assert unimported(text.replace("t = dynabase", "import dynabase\nt = dynabase")) == []
+    assert unimported(text.replace("t = dynabase.Engine()", "t = c")) == []  # a value, not an import
+
+
+@pytest.mark.parametrize("page", [p for p in pages() if python_blocks(p.read_text())], ids=_page_id)
+def test_each_block_imports_what_it_uses(page: Path) -> None:
+    found = unimported(page.read_text())
+    assert not found, f"{_page_id(page)}: (line, names only a block above imports) {found}"
 
 
 def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:

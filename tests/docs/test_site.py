@@ -92,3 +92,37 @@ def test_api_pages_show_no_rest_roles(site: Path) -> None:
         if (hits := re.findall(r":(?:class|func|meth|attr|data|mod|exc|obj):<code>", page.read_text()))
     }
     assert not leftovers
+
+
+#: what a page loads by itself: stylesheets, scripts, images, frames (links to other sites are not loads)
+_LOADED = re.compile(r"<(?:link|script|img|iframe|source|embed)\b[^>]*?\b(?:href|src)=\"([^\"]+)\"")
+_CSS_URL = re.compile(r"(?:@import\s+|url\()\s*[\"']?([^\"')\s]+)")
+
+
+def test_the_site_loads_nothing_from_other_hosts(site: Path) -> None:
+    """The site is read offline: no web fonts from Google (``theme: font: false``), no CDN scripts or styles."""
+    outside = set()
+    for path in site.rglob("*"):
+        if path.suffix not in (".html", ".css"):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        urls = _LOADED.findall(text) if path.suffix == ".html" else _CSS_URL.findall(text)
+        outside |= {
+            f"{path.relative_to(site)}: {url}" for url in urls if re.match(r"(?:https?:)?//", url.strip())
+        }
+        outside |= {
+            f"{path.relative_to(site)}: {host}"
+            for host in ("fonts.googleapis.com", "fonts.gstatic.com")
+            if host in text
+        }
+    assert not outside, sorted(outside)[:20]
+
+
+def test_api_pages_show_no_rest_literal_markers(site: Path) -> None:
+    """reST's ``::`` before a literal block (``Example::``, or ``::`` alone) is not shown, as reST shows it."""
+    leftovers = {
+        str(page.relative_to(site)): hits
+        for page in (site / "api").rglob("*.html")
+        if (hits := re.findall(r"<p>(?:[^<]|<(?!/p>))*::</p>", page.read_text(encoding="utf-8")))
+    }
+    assert not leftovers

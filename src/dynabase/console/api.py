@@ -7,12 +7,14 @@ items, a ``LastEvaluatedKey`` cursor): a table is never loaded whole.
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, Literal, overload
 
 from ..model.codec import encode_item as encode_plain_item
+from ..model.values import iso_string
 from ..transfer.codec import InvalidItem, decode_item, encode_item
 
 DEFAULT_LIMIT = 25
@@ -63,6 +65,18 @@ def parse_json(text: Any, field: str, *, default: Any = None) -> Any:
         return json.loads(text, parse_float=Decimal, parse_constant=_reject_constant)
     except ValueError as error:
         raise bad(f"Not valid JSON: {error}", field)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, datetime.datetime):
+        return iso_string(value)
+    return str(value)
+
+
+def as_json(value: Any) -> Any:
+    """A response (a table description) as JSON values: dates in the one form the console shows them in,
+    ``Date.toISOString()``'s, as OneTable stores them (not ``str()``'s ``... +00:00``)."""
+    return json.loads(json.dumps(value, default=_json_default))
 
 
 def to_attribute_values(document: Any, fmt: str, field: str) -> dict[str, Any]:
@@ -230,7 +244,7 @@ class ConsoleAPI:
             ttl = self.client.describe_time_to_live(TableName=name).get("TimeToLiveDescription")
         except Exception:  # an endpoint without TTL support: the rest of the description still helps
             ttl = None
-        return {"table": json.loads(json.dumps(table, default=str)), "ttl": ttl}
+        return {"table": as_json(table), "ttl": ttl}
 
     def _shape(self, name: str) -> dict[str, Any]:
         engine = getattr(self.client, "engine", None)
@@ -247,14 +261,14 @@ class ConsoleAPI:
         """The table's keys and indexes, without its counts: what the item views need. An embedded database
         reads them from its catalog (its DescribeTable counts every item: seconds on a 1M-item table)."""
         shape = self._shape(_text(request, "table", required=True) or "")
-        return {"table": json.loads(json.dumps({k: shape[k] for k in _SHAPE if k in shape}, default=str))}
+        return {"table": as_json({k: shape[k] for k in _SHAPE if k in shape})}
 
     def create_table(self, request: dict[str, Any]) -> dict[str, Any]:
         definition = parse_json(request.get("definition"), "definition")
         if not isinstance(definition, dict) or not definition.get("TableName"):
             raise bad("A CreateTable definition (a JSON object with TableName) is required", "definition")
         response = self.client.create_table(**definition)
-        return {"table": json.loads(json.dumps(response["TableDescription"], default=str))}
+        return {"table": as_json(response["TableDescription"])}
 
     def delete_table(self, request: dict[str, Any]) -> dict[str, Any]:
         name = _text(request, "table", required=True)

@@ -28,7 +28,8 @@ _TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=
 _PAGE_CSP = "default-src 'self'; img-src 'self' data:; frame-src 'self'; frame-ancestors 'none'"
 _DOCS_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self'"
 _REFUSED_PAGE = (
-    "<!DOCTYPE html><title>dynabase console</title><p>This console needs the address with the token that "
+    "<!DOCTYPE html><title>dynabase console</title><link rel='icon' href='data:,'>"
+    "<p>This console needs the address with the token that "
     "<code>dynabase ui</code> (or <code>dynabase serve --ui</code>) printed when it started.</p>"
 )
 

@@ -17,6 +17,7 @@ from typing import Any
 from ..model import Table
 from ..model.codec import encode_item as encode_plain_item
 from ..model.errors import OneTableError, UniqueError, ValidationError
+from ..model.values import iso_string
 from ..schema import ModelDef, Schema
 from ..tools import docs
 from ..tools.common import entity_indexes, load, schema_title
@@ -27,7 +28,8 @@ _JSON_TYPES = ("object", "array", "set")
 
 
 def jsonable(value: Any) -> Any:
-    """An entity's value as JSON: dates as ISO text, binaries as base64, sets as lists, numbers as numbers."""
+    """An entity's value as JSON: dates as ISO text (``Date.toISOString()``'s form, as items store them),
+    binaries as base64, sets as lists, numbers as numbers."""
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -39,7 +41,9 @@ def jsonable(value: Any) -> Any:
             return int(value)
         as_float = float(value)
         return as_float if Decimal(repr(as_float)) == value else str(value)
-    if isinstance(value, (datetime.datetime, datetime.date)):
+    if isinstance(value, datetime.datetime):  # as the item stores it (isoDates), not isoformat's +00:00
+        return iso_string(value)
+    if isinstance(value, datetime.date):
         return value.isoformat()
     if isinstance(value, (bytes, bytearray, memoryview)):
         return base64.b64encode(bytes(value)).decode("ascii")

@@ -13,9 +13,23 @@ async function loadTables() {
   const list = document.getElementById("tables");
   try {
     const { tables } = await api("listTables");
-    clear(list, tables.map((t) => h("li", {}, h("a", { href: `#/table/${encodeURIComponent(t)}` }, t))));
+    clear(list, tables.map((t) => h("li", {}, h("a", { href: `#/table/${encodeURIComponent(t)}`, "data-table": t }, t))));
     if (!tables.length) clear(list, h("li", { class: "note" }, "no tables yet"));
+    markCurrent();
   } catch (error) { showErrors(error, list); }
+}
+
+// the address's #fragment as its parts: ["table", name, tab], ["partiql"], ...
+const hashParts = () => location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+
+// the table the address shows, highlighted in the list (and announced as the current page)
+function markCurrent() {
+  const [view, name] = hashParts();
+  for (const link of document.querySelectorAll("#tables a")) {
+    const current = view === "table" && link.dataset.table === name;
+    link.classList.toggle("current", current);
+    if (current) link.setAttribute("aria-current", "page"); else link.removeAttribute("aria-current");
+  }
 }
 
 function tabs(name, current) {
@@ -117,7 +131,8 @@ function docsView() {
 }
 
 function route() {
-  const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  markCurrent();
+  const parts = hashParts();
   if (parts[0] === "table" && parts[1]) return tableView(parts[1], parts[2] || "overview");
   if (parts[0] === "create") return createView();
   if (parts[0] === "partiql") return partiqlView();

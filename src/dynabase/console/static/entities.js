@@ -30,7 +30,7 @@ export function entitiesView(tableName, schema, info) {
       entityTable(models[g.model], g.items, models[g.model] && !info.readOnly ? (i) => showForm(g.model, g.items[i], "update") : null))),
     page.groups.length ? null : h("p", { class: "meta" }, "No items on this page."), pager.controls);
   });
-  pager.onerror = (error) => showErrors(error, status);
+  pager.onerror = (error) => { clear(groups); showErrors(error, status); };
 
   // -- find by model
   const found = h("div", { class: "found" });
@@ -115,6 +115,6 @@ export function entitiesView(tableName, schema, info) {
   }
 
   fillIndexes();
-  pager.first().catch((error) => showErrors(error, status));
+  pager.first().catch(pager.onerror);
   return h("section", { class: "entities" }, h("h2", {}, "Entities by model"), status, groups, findForm, formBox);
 }

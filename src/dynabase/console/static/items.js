@@ -23,13 +23,14 @@ export function itemsView(desc, info) {
       field("Order", h("select", { name: "forward" },
         h("option", { value: "true" }, "ascending"), h("option", { value: "false" }, "descending"))),
       field("Page size", h("input", { name: "limit", type: "number", value: "25", min: "1", max: "1000" })),
-      field("Values as", h("select", { name: "format" },
+      field("Show items as", h("select", { name: "format" },
         h("option", { value: "ddb" }, "DynamoDB JSON"), h("option", { value: "plain" }, "plain JSON")))),
     field("Key condition (Query)", h("input", { name: "keyCondition", placeholder: "pk = :pk AND begins_with(sk, :prefix)" })),
     field("Filter", h("input", { name: "filter", placeholder: "attribute_exists(#s) AND price > :min" })),
     h("div", { class: "row" },
       field("Attribute names", h("textarea", { name: "names", rows: "2", placeholder: '{"#s": "status"}' })),
-      field("Attribute values", h("textarea", { name: "values", rows: "2", placeholder: '{":pk": {"S": "c#1"}}' }))),
+      // ExpressionAttributeValues, as the API takes them, whatever the items are shown as
+      field("Attribute values (DynamoDB JSON)", h("textarea", { name: "values", rows: "2", placeholder: '{":pk": {"S": "c#1"}}' }))),
     h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Run"),
       info.readOnly ? null : h("button", { type: "button", onclick: () => edit(null) }, "New item")));
   const status = h("div", { class: "status" });
@@ -41,14 +42,14 @@ export function itemsView(desc, info) {
   const pager = new Pager((startKey) => {
     const request = {
       table: name, index: value("index"), filter: value("filter"), names: value("names"),
-      values: value("values"), format: format(), limit: Number(value("limit")), startKey,
+      values: value("values"), format: "ddb", limit: Number(value("limit")), startKey,
     };
     if (value("operation") === "query") {
       return api("query", { ...request, keyCondition: value("keyCondition"), forward: value("forward") === "true" });
     }
     return api("scan", request);
   }, render);
-  pager.onerror = (error) => showErrors(error, status, form);
+  pager.onerror = failed;
 
   let items = [];
   function render(page) {
@@ -61,8 +62,15 @@ export function itemsView(desc, info) {
       pager.controls);
   }
 
+  // a failure leaves no earlier page on screen to be taken for its result
+  function failed(error) {
+    pager.reset();
+    clear(results);
+    showErrors(error, status, form);
+  }
+
   async function run() {
-    try { await pager.first(); } catch (error) { showErrors(error, status, form); }
+    try { await pager.first(); } catch (error) { failed(error); }
   }
 
   function edit(item) {

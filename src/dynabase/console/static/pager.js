@@ -24,9 +24,16 @@ export class Pager {
     this.label.textContent = `page ${this.at + 1}`;
   }
 
-  async first() {
+  // back to the first page, with no cursor (nothing shown yet)
+  reset() {
     this.starts = [null];
     this.at = 0;
+    this.cursor = null;
+    this.update();
+  }
+
+  async first() {
+    this.reset();
     return this.show();
   }
 
