@@ -149,7 +149,7 @@ def test_throttling_is_retried_with_botocores_rules(scripted, monkeypatch):
     url, received = scripted([throttled, throttled])
     client = dynabase.endpoint(url, region=REGION, max_attempts=2, **FAKE_CREDENTIALS)
     with pytest.raises(ClientError) as caught:
-        client.get_item(TableName="t1", Key={"pk": {"S": "a"}})
+        client.get_item(TableName="tbl", Key={"pk": {"S": "a"}})  # 3 characters: older models' minimum
     assert caught.value.response["Error"]["Code"] == "ThrottlingException"
     assert caught.value.response["ResponseMetadata"]["RetryAttempts"] == 1 and len(received) == 2
 

@@ -200,7 +200,12 @@ class Protocol:
         from botocore.hooks import HierarchicalEmitter
 
         host = SimpleNamespace(meta=SimpleNamespace(events=HierarchicalEmitter(), service_model=self.model))
-        self.retries = standard.register_retry_handler(host, max_attempts)
+        # botocore's own default when none is configured (botocore 1.31 takes no None for it)
+        self.retries = (
+            standard.register_retry_handler(host)
+            if max_attempts is None
+            else standard.register_retry_handler(host, max_attempts)
+        )
         self._events = host.meta.events
         self._after_call = f"after-call.{self.model.service_id.hyphenize()}."
         self._request_line = f"POST {self.path} HTTP/1.1\r\n".encode()
