@@ -134,6 +134,7 @@ def _guarded(args: argparse.Namespace, work: Any) -> int:
     """Run ``work(client, streams_client)``; user errors become one message and exit status 1."""
     from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
+    from ..endpoints import missing_credentials_hint
     from ..streams import FilterError
     from ..transfer import TransferError
 
@@ -147,7 +148,7 @@ def _guarded(args: argparse.Namespace, work: Any) -> int:
     except ClientError as error:
         return _error(f"{error.response['Error'].get('Code')}: {error.response['Error'].get('Message')}")
     except NoCredentialsError:
-        return _error("no AWS credentials found (any values do for DynamoDB Local)")
+        return _error(f"no AWS credentials found: {missing_credentials_hint(args.endpoint_url)}")
     except BotoCoreError as error:
         return _error(str(error))
     except KeyboardInterrupt:

@@ -123,6 +123,7 @@ def _guarded(command: str, args: argparse.Namespace, work: Any) -> int:
     """Run ``work(client)``; user errors become one message and exit status 1, not a traceback."""
     from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
+    from ..endpoints import missing_credentials_hint
     from ..transfer import TransferError
     from ..transfer.tabledef import error_message
 
@@ -135,11 +136,7 @@ def _guarded(command: str, args: argparse.Namespace, work: Any) -> int:
     except ClientError as error:
         return _error(command, error_message(error))
     except NoCredentialsError:
-        return _error(
-            command,
-            "no AWS credentials found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; any values do for "
-            "DynamoDB Local)",
-        )
+        return _error(command, f"no AWS credentials found: {missing_credentials_hint(args.endpoint_url)}")
     except BotoCoreError as error:
         return _error(command, str(error))
     except BrokenPipeError:  # the reader of stdout/stderr went away (network errors come as botocore's)

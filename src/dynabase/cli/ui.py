@@ -13,7 +13,6 @@ import argparse
 import signal
 import sys
 from typing import Any
-from urllib.parse import urlsplit
 
 from .transfer import _add_connection, _client
 
@@ -52,11 +51,11 @@ def register(commands: Any) -> None:
 
 def endpoint_read_only(endpoint_url: str | None, allow_writes: bool) -> bool:
     """Read-only unless the data is on this machine (a --db file, a loopback endpoint) or writes are allowed."""
-    from ..console.security import is_loopback_host
+    from ..endpoints import is_local_endpoint
 
     if endpoint_url is None or allow_writes:
         return False
-    return not is_loopback_host(urlsplit(endpoint_url).hostname or "")
+    return not is_local_endpoint(endpoint_url)
 
 
 def _interrupt(signum: int, frame: Any) -> None:
