@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+import dynabase
+from ddb_helpers import table_request
 from dynabase.cli.main import main
+from dynabase.server import run_in_thread
 
 #: the smallest schema ``dynabase sync`` accepts
 SYNC_SCHEMA = """{
@@ -87,3 +93,70 @@ def test_no_credentials_for_aws_does_not_call_it_local(
     assert code == 1
     assert "credentials" in err and "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" in err
     assert "local endpoint" not in err
+
+
+# -- streams tail -----------------------------------------------------------------------------------------------
+
+BIG = "12345678901234567890123456789012345678"  # 38 digits: more than a float (or JSON reader) keeps
+
+
+def _table(path: Path, name: str, *, stream: bool, key_type: str = "S") -> None:
+    client = dynabase.connect(str(path))
+    try:
+        client.create_table(
+            **table_request(name, (f"id:{key_type}",), stream="NEW_AND_OLD_IMAGES" if stream else None)
+        )
+    finally:
+        client.close()
+
+
+def test_pretty_prints_numbers_as_numbers_with_every_digit(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = tmp_path / "app.db"
+    _table(db, "books", stream=True, key_type="N")
+    client = dynabase.connect(str(db))
+    item = {"id": {"N": "7"}, "title": {"S": "2"}, "copies": {"N": "2"}, "big": {"N": BIG}}
+    client.put_item(TableName="books", Item=item)
+    client.close()
+    code, out, err = run(capsys, "streams", "tail", "books", "--db", str(db), "--format", "pretty")
+    assert code == 0, err
+    header, new = out.splitlines()
+    assert header.endswith(" id=7")
+    assert new == f'  new: {{id: 7, title: "2", copies: 2, big: {BIG}}}'  # the string "2" stays quoted
+
+
+def test_tail_without_a_stream_says_how_to_enable_one_and_the_way_works(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = tmp_path / "it's here.db"  # a quote and a space: the command must still run as printed
+    _table(db, "plain", stream=False)
+    code, _, err = run(capsys, "streams", "tail", "plain", "--db", str(db))
+    assert code == 1
+    assert err.startswith("dynabase streams: error: table plain has no stream enabled: ")
+    assert "UpdateTable's StreamSpecification" in err
+    command = shlex.split(err.strip().split("for instance: ", 1)[1])
+    assert command[:2] == ["python", "-c"]
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    subprocess.run([sys.executable, *command[1:]], check=True, timeout=60, env={"PYTHONPATH": src})
+    assert run(capsys, "streams", "tail", "plain", "--db", str(db))[0] == 0
+
+
+def test_tail_without_a_stream_at_an_endpoint_gives_the_aws_cli_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "x")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "x")
+    engine = dynabase.Engine(":memory:")
+    url, stop = run_in_thread(engine)
+    try:
+        engine.call("CreateTable", table_request("plain", ("id:S",)))
+        code, _, err = run(capsys, "streams", "tail", "plain", "--endpoint-url", url)
+    finally:
+        stop()
+        engine.close()
+    assert code == 1
+    assert err.rstrip().endswith(
+        "for instance: aws dynamodb update-table --table-name plain --stream-specification "
+        f"StreamEnabled=true,StreamViewType=NEW_AND_OLD_IMAGES --endpoint-url {url}"
+    ), err
