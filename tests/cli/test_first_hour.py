@@ -160,3 +160,31 @@ def test_tail_without_a_stream_at_an_endpoint_gives_the_aws_cli_line(
         "for instance: aws dynamodb update-table --table-name plain --stream-specification "
         f"StreamEnabled=true,StreamViewType=NEW_AND_OLD_IMAGES --endpoint-url {url}"
     ), err
+
+
+# -- a --db file that is not there -------------------------------------------------------------------------------
+
+
+def test_ui_refuses_a_missing_database_file_and_names_create(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    typo = tmp_path / "typo.db"
+    # (an address that cannot be bound: were the file opened first, the console would not serve forever)
+    code, out, err = run(capsys, "ui", "--db", str(typo), "--host", "256.0.0.1", "--port", "0")
+    assert (code, out) == (1, "")
+    assert err == f"dynabase ui: error: database file {typo} does not exist (add --create to create it)\n"
+    assert list(tmp_path.iterdir()) == []  # no empty database left behind
+
+
+def test_import_into_a_missing_database_file_suggests_create(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"Item": {"pk": {"S": "a"}}}\n', encoding="utf-8")
+    missing = tmp_path / "missing.db"
+    code, _, err = run(capsys, "import", str(source), "--table", "t", "--db", str(missing))
+    assert code == 1
+    assert (
+        err == f"dynabase import: error: database file {missing} does not exist (add --create to create it)\n"
+    )
+    assert not missing.exists()

@@ -41,6 +41,9 @@ def register(commands: Any) -> None:
         "--port", type=int, default=8001, help="TCP port (default: %(default)s; 0 picks a free one)"
     )
     p.add_argument(
+        "--create", action="store_true", help="create the --db file if it does not exist (else an error)"
+    )
+    p.add_argument(
         "--allow-writes",
         action="store_true",
         help="allow changes through an --endpoint-url on another machine (read-only by default)",
@@ -67,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     from ..transfer import TransferError
 
     try:
-        client = _client(args, may_create=True)
+        client = _client(args, may_create=args.create, create_flag="--create")
     except TransferError as error:
         print(f"dynabase ui: error: {error}", file=sys.stderr)
         return 1
