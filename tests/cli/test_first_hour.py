@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -188,3 +189,40 @@ def test_import_into_a_missing_database_file_suggests_create(
         err == f"dynabase import: error: database file {missing} does not exist (add --create to create it)\n"
     )
     assert not missing.exists()
+
+
+# -- serve's port ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["serve", "ui"])
+@pytest.mark.parametrize(
+    ("port", "why"), [("99999", "must be 0-65535"), ("-1", "must be 0-65535"), ("x", "not a port")]
+)
+def test_a_port_out_of_range_is_a_usage_error_naming_port(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str, port: str, why: str
+) -> None:
+    db = tmp_path / "x.db"
+    code, _, err = run(
+        capsys, command, "--db", str(db), "--create" if command == "ui" else "-q", f"--port={port}"
+    )
+    assert code == 2
+    assert err.startswith(f"usage: dynabase {command} ")
+    assert f"dynabase {command}: error: argument --port: {why}" in err
+    assert not db.exists()  # it is the port that is wrong, not the database
+
+
+def test_serve_on_a_busy_port_says_so_and_creates_no_database(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = tmp_path / "new.db"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out, err = run(capsys, "serve", "--db", str(db), "--port", str(port))
+    assert (code, out) == (1, "")
+    assert err == (
+        f"dynabase serve: cannot serve on 127.0.0.1:{port}: the port is in use (another dynabase serve or "
+        "DynamoDB Local?); choose another with --port N, or --port 0 for a free one\n"
+    )
+    assert list(tmp_path.iterdir()) == []

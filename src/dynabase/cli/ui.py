@@ -14,6 +14,7 @@ import signal
 import sys
 from typing import Any
 
+from ..server.options import cannot_serve, port_number
 from .transfer import _add_connection, _client
 
 
@@ -38,7 +39,7 @@ def register(commands: Any) -> None:
     add_console_arguments(p)
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
     p.add_argument(
-        "--port", type=int, default=8001, help="TCP port (default: %(default)s; 0 picks a free one)"
+        "--port", type=port_number, default=8001, help="TCP port (default: %(default)s; 0 picks a free one)"
     )
     p.add_argument(
         "--create", action="store_true", help="create the --db file if it does not exist (else an error)"
@@ -84,10 +85,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         server = ConsoleServer(app, args.host, args.port, verbose=args.verbose)
     except OSError as error:
-        print(
-            f"dynabase ui: error: cannot serve on {args.host}:{args.port}: {error.strerror or error}",
-            file=sys.stderr,
-        )
+        print(f"dynabase ui: error: {cannot_serve(args.host, args.port, error)}", file=sys.stderr)
         return 1
     signal.signal(signal.SIGTERM, _interrupt)
     try:  # the address is printed inside: a SIGTERM right after it still ends the console cleanly
