@@ -226,3 +226,56 @@ def test_serve_on_a_busy_port_says_so_and_creates_no_database(
         "DynamoDB Local?); choose another with --port N, or --port 0 for a free one\n"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+# -- usage errors ------------------------------------------------------------------------------------------------
+
+
+def test_sync_without_a_mode_shows_its_usage_and_what_each_mode_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    schema = tmp_path / "schema.json5"
+    schema.write_text(SYNC_SCHEMA, encoding="utf-8")
+    code, out, err = run(capsys, "sync", str(schema), "--db", str(tmp_path / "d.db"), "--table", "app")
+    assert (code, out) == (2, "")
+    assert err == (
+        "usage: dynabase sync [status] SCHEMA --db DEVICE_DB --table TABLE [options]\n"
+        "dynabase sync: error: say how to sync, --once or --watch (or `status SCHEMA` for the state):\n"
+        "  --once   push and pull everything pending, then exit (status 0 when both sides are in step)\n"
+        "  --watch  keep both sides in step until interrupted (Ctrl-C, SIGTERM)\n"
+    )
+    assert not (tmp_path / "d.db").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "usage", "guess"),
+    [
+        (["serve", "--prot", "8000"], "dynabase serve", "--prot 8000 (did you mean --port?)"),
+        (["serve", "--prot=8000"], "dynabase serve", "--prot=8000 (did you mean --port?)"),
+        (
+            ["sync", "s.json5", "--db", "d.db", "--table", "t", "--onse"],
+            "dynabase sync",
+            "(did you mean --once?)",
+        ),
+        (
+            ["export", "T", "--db", "a.db", "-o", "o", "--segmnts", "2"],
+            "dynabase export",
+            "(did you mean --segments?)",
+        ),
+        (
+            ["streams", "tail", "T", "--db", "a.db", "--folow", "--formt=pretty"],
+            "dynabase streams tail",
+            "--folow --formt=pretty (did you mean --follow for --folow, --format for --formt?)",
+        ),
+        (["ui", "--db", "a.db", "--zzzzzzzz"], "dynabase ui", "--zzzzzzzz\n"),  # nothing close: no guess
+        (["serve", "stray"], "dynabase serve", "stray\n"),
+    ],
+)
+def test_an_unknown_argument_shows_the_commands_own_usage_and_a_guess(
+    capsys: pytest.CaptureFixture[str], argv: list[str], usage: str, guess: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"usage: {usage} "), err
+    assert f"{usage}: error: unrecognized arguments: " in err
+    assert err.endswith(guess if guess.endswith("\n") else guess + "\n"), err
