@@ -211,18 +211,21 @@ def test_a_port_out_of_range_is_a_usage_error_naming_port(
     assert not db.exists()  # it is the port that is wrong, not the database
 
 
-def test_serve_on_a_busy_port_says_so_and_creates_no_database(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+@pytest.mark.parametrize(
+    ("argv", "prefix"), [(["serve"], "dynabase serve: "), (["ui", "--create"], "dynabase ui: error: ")]
+)
+def test_a_busy_port_says_so_and_creates_no_database(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], prefix: str
 ) -> None:
     db = tmp_path / "new.db"
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        code, out, err = run(capsys, "serve", "--db", str(db), "--port", str(port))
+        code, out, err = run(capsys, *argv, "--db", str(db), "--port", str(port))
     assert (code, out) == (1, "")
     assert err == (
-        f"dynabase serve: cannot serve on 127.0.0.1:{port}: the port is in use (another dynabase serve or "
+        f"{prefix}cannot serve on 127.0.0.1:{port}: the port is in use (another dynabase serve or "
         "DynamoDB Local?); choose another with --port N, or --port 0 for a free one\n"
     )
     assert list(tmp_path.iterdir()) == []

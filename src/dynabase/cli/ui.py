@@ -10,6 +10,7 @@ use the console. Against an endpoint on another machine it is read-only unless `
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from typing import Any
@@ -66,15 +67,25 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt  # SIGTERM ends the console as Ctrl-C does
 
 
+def _cannot_serve(args: argparse.Namespace, error: OSError) -> int:
+    print(f"dynabase ui: error: {cannot_serve(args.host, args.port, error)}", file=sys.stderr)
+    return 1
+
+
 def run(args: argparse.Namespace) -> int:
     from ..console.server import ConsoleServer, build
+    from ..server.httpd import listen
     from ..transfer import TransferError
 
     try:
+        if args.db is not None and args.create and not os.path.exists(args.db):
+            listen(args.host.strip("[]"), args.port).close()  # a busy port must not leave a new database
         client = _client(args, may_create=args.create, create_flag="--create")
     except TransferError as error:
         print(f"dynabase ui: error: {error}", file=sys.stderr)
         return 1
+    except OSError as error:
+        return _cannot_serve(args, error)
     target = args.db if args.db is not None else args.endpoint_url
     read_only = endpoint_read_only(args.endpoint_url, args.allow_writes)
     try:
@@ -85,8 +96,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         server = ConsoleServer(app, args.host, args.port, verbose=args.verbose)
     except OSError as error:
-        print(f"dynabase ui: error: {cannot_serve(args.host, args.port, error)}", file=sys.stderr)
-        return 1
+        return _cannot_serve(args, error)
     signal.signal(signal.SIGTERM, _interrupt)
     try:  # the address is printed inside: a SIGTERM right after it still ends the console cleanly
         print(
