@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import boto3
 import pytest
 
 import dynabase
@@ -57,6 +58,9 @@ def no_aws_credentials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    # boto3's default session keeps the credentials it found for an earlier test: start from none, as a new
+    # process does
+    monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)
 
 
 LOCAL_HINT = "set AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x; any values do for a local endpoint"
