@@ -31,7 +31,7 @@ def first_line(args: list[str], cwd: Path) -> tuple[str, int | None]:
 
 
 def test_ui_on_a_database_file_prints_its_address_with_a_token(tmp_path: Any) -> None:
-    line, code = first_line(["--db", str(tmp_path / "app.db")], tmp_path)
+    line, code = first_line(["--db", str(tmp_path / "app.db"), "--create"], tmp_path)
     assert line.startswith(f"dynabase console for {tmp_path / 'app.db'}: open http://127.0.0.1:"), line
     assert len(line.split("token=", 1)[1]) >= 40
     assert code == 0  # SIGTERM ends it cleanly
@@ -62,6 +62,7 @@ def test_ui_with_a_bad_schema_says_so(tmp_path: Any) -> None:
         "ui",
         "--db",
         str(tmp_path / "app.db"),
+        "--create",
         "--schema",
         str(schema),
     ]

@@ -81,6 +81,24 @@ def test_wrong_type(table, field, value):
 
 
 @pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("born", "not a date", "Invalid date 'not a date' for \"born\""),
+        ("age", "forty", "Invalid value 'forty' for number field \"age\""),
+        ("photo", 12, 'Invalid value 12 for binary field "photo"'),
+    ],
+)
+def test_the_bad_value_is_quoted_once(table, field, value, message):
+    # the value is shown as Python writes it (a string in one set of quotes), not wrapped in another set
+    error = _fails(
+        lambda: table.model("User").create({"accountId": "acme", "email": "a@acme.com", field: value}),
+        "User",
+        field,
+    )
+    assert error.fields[field].startswith(message)
+
+
+@pytest.mark.parametrize(
     ("field", "value", "code"),
     [
         # a map where a key template needs a scalar, and a non-list for an array field: OneTable fails these as

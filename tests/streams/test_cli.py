@@ -56,7 +56,7 @@ def test_tail_prints_lambda_records_as_json_lines(db, capsys):
 def test_tail_pretty_and_latest(db, capsys):
     assert main(["streams", "tail", "orders", "--db", db, "--format", "pretty"]) == 0
     out = capsys.readouterr().out
-    assert "MODIFY" in out and 'old: {pk: "a", total: "5"}' in out and 'new: {pk: "a", total: "6"}' in out
+    assert "MODIFY" in out and 'old: {pk: "a", total: 5}' in out and 'new: {pk: "a", total: 6}' in out
     assert main(["streams", "tail", "orders", "--db", db, "--from", "latest"]) == 0
     assert capsys.readouterr().out == ""
 

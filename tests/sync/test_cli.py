@@ -74,7 +74,7 @@ def test_once_fails_clearly(cloud: Any, tmp_path: Path, capsys: Any) -> None:
     assert "cannot reach" in capsys.readouterr().err
     assert main(_args(schema, tmp_path / "d.db", url, "--once", "--table", "nosuchtable")) == 1
     assert "not found" in capsys.readouterr().err
-    assert main(_args(schema, tmp_path / "d.db", url)) == 1
+    assert main(_args(schema, tmp_path / "d.db", url)) == 2  # a usage error
     assert "--once or --watch" in capsys.readouterr().err
     assert (
         main(["sync", "status", str(schema), "--db", str(tmp_path / "none.db"), "--table", "clitable"]) == 1

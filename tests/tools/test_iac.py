@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import subprocess
@@ -62,6 +63,18 @@ def test_cloudformation_ioto():
     assert template["Parameters"]["DeletionProtection"]["Default"] == "true"
     assert template["Outputs"]["TableArn"]["Value"] == {"Fn::GetAtt": ["Table", "Arn"]}
     assert "StreamArn" not in template["Outputs"]
+
+
+def test_the_default_description_reads_as_a_sentence_with_or_without_a_schema_name():
+    schema = load("ioto")  # no name: the template's description must not read "device for (OneTable ..."
+    assert schema.name is None
+    assert cloudformation(schema, IacOptions("device"))["Description"] == (
+        "DynamoDB table device (OneTable schema, version 0.0.1), made by dynabase iac"
+    )
+    named = dataclasses.replace(schema, name="Ioto")
+    assert cloudformation(named, IacOptions("device"))["Description"] == (
+        "DynamoDB table device for Ioto (OneTable schema, version 0.0.1), made by dynabase iac"
+    )
 
 
 def test_cloudformation_formkiq_gsis_projections_provisioned():

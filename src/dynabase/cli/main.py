@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import StorageError
 from . import completion, demo, schema_tools, serve, streams, sync, transfer, ui
+from .arguments import Parser
 from .introspect import Command, command
 
 #: the modules that register sub-commands, in the order ``dynabase --help`` lists them
@@ -49,9 +50,7 @@ class _VersionAction(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="dynabase", description="DynamoDB-compatible embedded database tools."
-    )
+    parser = Parser(prog="dynabase", description="DynamoDB-compatible embedded database tools.")
     parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
     for module in COMMANDS:

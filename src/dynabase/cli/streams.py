@@ -14,6 +14,7 @@ import importlib
 import importlib.util
 import json
 import os
+import shlex
 import sys
 import threading
 from datetime import datetime, timezone
@@ -134,7 +135,8 @@ def _guarded(args: argparse.Namespace, work: Any) -> int:
     """Run ``work(client, streams_client)``; user errors become one message and exit status 1."""
     from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
-    from ..streams import FilterError
+    from ..endpoints import missing_credentials_hint
+    from ..streams import FilterError, NoStreamError
     from ..transfer import TransferError
 
     client = None
@@ -142,12 +144,14 @@ def _guarded(args: argparse.Namespace, work: Any) -> int:
         client = _client(args, may_create=False)
         streams = client.streams() if args.db is not None else _aws_streams(args, client)
         return work(client, streams)
+    except NoStreamError as error:
+        return _error(f"{error}; for instance: {enable_stream_command(args, error.table)}")
     except (TransferError, FilterError, ValueError, ImportError) as error:
         return _error(str(error))
     except ClientError as error:
         return _error(f"{error.response['Error'].get('Code')}: {error.response['Error'].get('Message')}")
     except NoCredentialsError:
-        return _error("no AWS credentials found (any values do for DynamoDB Local)")
+        return _error(f"no AWS credentials found: {missing_credentials_hint(args.endpoint_url)}")
     except BotoCoreError as error:
         return _error(str(error))
     except KeyboardInterrupt:
@@ -160,6 +164,23 @@ def _guarded(args: argparse.Namespace, work: Any) -> int:
     finally:
         if client is not None and hasattr(client, "close"):
             client.close()
+
+
+def enable_stream_command(args: argparse.Namespace, table: str) -> str:
+    """A shell command that enables ``table``'s stream where ``args`` reads it (a --db file, an endpoint)."""
+    if args.db is not None:
+        spec = '{"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}'
+        code = (
+            f"import dynabase; dynabase.connect({json.dumps(args.db)}).update_table("
+            f"TableName={json.dumps(table)}, StreamSpecification={spec})"
+        )
+        return f"python -c {shlex.quote(code)}"
+    region = f" --region {shlex.quote(args.region)}" if args.region else ""
+    return (
+        f"aws dynamodb update-table --table-name {shlex.quote(table)} "
+        "--stream-specification StreamEnabled=true,StreamViewType=NEW_AND_OLD_IMAGES "
+        f"--endpoint-url {shlex.quote(args.endpoint_url)}{region}"
+    )
 
 
 def _aws_streams(args: argparse.Namespace, client: Any) -> Any:
@@ -214,8 +235,11 @@ def _pretty(record: dict) -> str:
 
 
 def _plain(value: dict) -> str:
+    """A string quoted, a number as DynamoDB's own text (every digit of up to 38), anything else typed."""
     ((kind, inner),) = value.items()
-    return json.dumps(inner) if kind in ("S", "N") else json.dumps({kind: inner}, default=str)
+    if kind == "N":
+        return str(inner)
+    return json.dumps(inner) if kind == "S" else json.dumps({kind: inner}, default=str)
 
 
 # -- run --------------------------------------------------------------------------------------------------------

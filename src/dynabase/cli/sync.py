@@ -21,6 +21,8 @@ import threading
 import time
 from typing import Any
 
+from .arguments import usage_error
+
 EXIT_OK, EXIT_ERROR = 0, 1
 ONCE_ROUNDS = 5  # --once: rounds to reach a state where both sides are in step (writes may race it)
 
@@ -54,8 +56,14 @@ def register(commands: Any) -> None:
         help="a table context value for scope templates (repeatable; deviceId is always there)",
     )
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--once", action="store_true", help="sync everything pending, then exit")
-    mode.add_argument("--watch", action="store_true", help="keep syncing until interrupted")
+    mode.add_argument(
+        "--once",
+        action="store_true",
+        help="push and pull everything pending, then exit (status 0 when both sides are in step)",
+    )
+    mode.add_argument(
+        "--watch", action="store_true", help="keep both sides in step until interrupted (Ctrl-C, SIGTERM)"
+    )
     p.add_argument(
         "--interval",
         type=float,
@@ -80,7 +88,16 @@ def register(commands: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="status: print JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, sync_parser=p)
+
+
+def _modes(parser: argparse.ArgumentParser) -> str:
+    """``--once`` and ``--watch``, each with its help, one a line (for the error that asks for one)."""
+    return "\n".join(
+        f"  {action.option_strings[0]:<8} {action.help}"
+        for action in parser._actions
+        if action.dest in ("once", "watch")
+    )
 
 
 def _fail(message: str) -> int:
@@ -149,9 +166,10 @@ def run(args: argparse.Namespace) -> int:
     target = list(args.target)
     status = len(target) == 2 and target[0] == "status"
     if len(target) != 1 and not status:
-        return _fail("expected SCHEMA, or: status SCHEMA")
+        return usage_error(args.sync_parser, "expected SCHEMA, or: status SCHEMA")
     if not status and not (args.once or args.watch):
-        return _fail("say --once or --watch")
+        how = "say how to sync, --once or --watch (or `status SCHEMA` for the state):"
+        return usage_error(args.sync_parser, f"{how}\n{_modes(args.sync_parser)}")
     if status and not os.path.exists(args.db):
         return _fail(f"{args.db}: no such device database")
     try:

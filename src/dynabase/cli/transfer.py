@@ -79,7 +79,9 @@ def register(commands: Any) -> None:
     )
     _add_connection(load)
     load.add_argument(
-        "--create", action="store_true", help="create the table from table.json if it doesn't exist"
+        "--create",
+        action="store_true",
+        help="create the table from table.json if it doesn't exist (and the --db file)",
     )
     load.add_argument(
         "--checkpoint", metavar="FILE", help="checkpoint file (default: PATH.dynabase-progress)"
@@ -94,13 +96,16 @@ def register(commands: Any) -> None:
     load.set_defaults(run=run_import)
 
 
-def _client(args: argparse.Namespace, *, may_create: bool) -> Any:
+def _client(args: argparse.Namespace, *, may_create: bool, create_flag: str | None = None) -> Any:
+    """The --db database or the --endpoint-url client. A missing --db file is created only when
+    ``may_create``; otherwise the error names ``create_flag``, the option of this command that creates it."""
     from .. import aws, connect
     from ..transfer import TransferError
 
     if args.db is not None:
         if args.db != ":memory:" and not Path(args.db).exists() and not may_create:
-            raise TransferError(f"database file {args.db} does not exist")
+            hint = f" (add {create_flag} to create it)" if create_flag else ""
+            raise TransferError(f"database file {args.db} does not exist{hint}")
         try:
             options = {"region": args.region} if args.region else {}
             return connect(args.db, ttl_sweep_seconds=None, **options)
@@ -123,23 +128,23 @@ def _guarded(command: str, args: argparse.Namespace, work: Any) -> int:
     """Run ``work(client)``; user errors become one message and exit status 1, not a traceback."""
     from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
+    from ..endpoints import missing_credentials_hint
     from ..transfer import TransferError
     from ..transfer.tabledef import error_message
 
     client = None
     try:
-        client = _client(args, may_create=command == "import" and args.create)
+        creates = command == "import"  # --create: the table from table.json, and the database file
+        client = _client(
+            args, may_create=creates and args.create, create_flag="--create" if creates else None
+        )
         return work(client)
     except TransferError as error:
         return _error(command, str(error))
     except ClientError as error:
         return _error(command, error_message(error))
     except NoCredentialsError:
-        return _error(
-            command,
-            "no AWS credentials found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; any values do for "
-            "DynamoDB Local)",
-        )
+        return _error(command, f"no AWS credentials found: {missing_credentials_hint(args.endpoint_url)}")
     except BotoCoreError as error:
         return _error(command, str(error))
     except BrokenPipeError:  # the reader of stdout/stderr went away (network errors come as botocore's)

@@ -10,11 +10,12 @@ use the console. Against an endpoint on another machine it is read-only unless `
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from typing import Any
-from urllib.parse import urlsplit
 
+from ..server.options import cannot_serve, port_number
 from .transfer import _add_connection, _client
 
 
@@ -39,7 +40,10 @@ def register(commands: Any) -> None:
     add_console_arguments(p)
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
     p.add_argument(
-        "--port", type=int, default=8001, help="TCP port (default: %(default)s; 0 picks a free one)"
+        "--port", type=port_number, default=8001, help="TCP port (default: %(default)s; 0 picks a free one)"
+    )
+    p.add_argument(
+        "--create", action="store_true", help="create the --db file if it does not exist (else an error)"
     )
     p.add_argument(
         "--allow-writes",
@@ -52,26 +56,36 @@ def register(commands: Any) -> None:
 
 def endpoint_read_only(endpoint_url: str | None, allow_writes: bool) -> bool:
     """Read-only unless the data is on this machine (a --db file, a loopback endpoint) or writes are allowed."""
-    from ..console.security import is_loopback_host
+    from ..endpoints import is_local_endpoint
 
     if endpoint_url is None or allow_writes:
         return False
-    return not is_loopback_host(urlsplit(endpoint_url).hostname or "")
+    return not is_local_endpoint(endpoint_url)
 
 
 def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt  # SIGTERM ends the console as Ctrl-C does
 
 
+def _cannot_serve(args: argparse.Namespace, error: OSError) -> int:
+    print(f"dynabase ui: error: {cannot_serve(args.host, args.port, error)}", file=sys.stderr)
+    return 1
+
+
 def run(args: argparse.Namespace) -> int:
     from ..console.server import ConsoleServer, build
+    from ..server.httpd import listen
     from ..transfer import TransferError
 
     try:
-        client = _client(args, may_create=True)
+        if args.db is not None and args.create and not os.path.exists(args.db):
+            listen(args.host.strip("[]"), args.port).close()  # a busy port must not leave a new database
+        client = _client(args, may_create=args.create, create_flag="--create")
     except TransferError as error:
         print(f"dynabase ui: error: {error}", file=sys.stderr)
         return 1
+    except OSError as error:
+        return _cannot_serve(args, error)
     target = args.db if args.db is not None else args.endpoint_url
     read_only = endpoint_read_only(args.endpoint_url, args.allow_writes)
     try:
@@ -82,11 +96,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         server = ConsoleServer(app, args.host, args.port, verbose=args.verbose)
     except OSError as error:
-        print(
-            f"dynabase ui: error: cannot serve on {args.host}:{args.port}: {error.strerror or error}",
-            file=sys.stderr,
-        )
-        return 1
+        return _cannot_serve(args, error)
     signal.signal(signal.SIGTERM, _interrupt)
     try:  # the address is printed inside: a SIGTERM right after it still ends the console cleanly
         print(

@@ -41,17 +41,6 @@ def is_ip_literal(host: str) -> bool:
     return True
 
 
-def is_loopback_host(host: str) -> bool:
-    """Whether ``host`` (a name or an IP literal) means this machine."""
-    host = host.strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 class Guard:
     """The checks for one console: its token, cookie name and the host names it answers to."""
 

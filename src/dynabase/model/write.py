@@ -42,7 +42,7 @@ class WritePath(ModelBase):
 
     def _bad(self, path: str, field: FieldSpec, value: Any, why: str = "") -> ValidationError:
         name = self._path(path, field.name)
-        detail = why or f'Invalid value "{value!r}" for {field.type} field "{name}"'
+        detail = why or f'Invalid value {value!r} for {field.type} field "{name}"'
         return ValidationError(model=self.name, fields={name: detail})
 
     def _write_value(
@@ -85,7 +85,7 @@ class WritePath(ModelBase):
                 value = write_date(value, field.iso_dates, field.ttl)
             except (ValueError, TypeError, OverflowError) as error:
                 raise self._bad(
-                    path, field, value, f'Invalid date "{value!r}" for "{field.name}": {error}'
+                    path, field, value, f'Invalid date {value!r} for "{field.name}": {error}'
                 ) from None
         elif kind == "boolean":
             if isinstance(value, str):

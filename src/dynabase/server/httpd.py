@@ -133,8 +133,15 @@ class _Reader:
         return chunk
 
 
+def listen(host: str, port: int, backlog: int = 512) -> socket.socket:
+    """A listening socket on ``host:port`` (port 0: a free one); OSError when the port is taken."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family, backlog=backlog)
+
+
 class HTTPServer:
-    """Serves ``app`` on ``host:port`` (port 0: a free one; see :attr:`port`)."""
+    """Serves ``app`` on ``host:port`` (port 0: a free one; see :attr:`port`), or on ``sock``, a socket
+    :func:`listen` made already (so a caller can claim the port before it opens what the app needs)."""
 
     def __init__(
         self,
@@ -147,14 +154,14 @@ class HTTPServer:
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
         backlog: int = 512,
+        sock: socket.socket | None = None,
     ) -> None:
         self.app = app
         self.max_body = max_body
         self.idle_timeout = idle_timeout
         self.request_timeout = request_timeout
         self.max_connections = max_connections
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self.sock = socket.create_server((host, port), family=family, backlog=backlog)
+        self.sock = sock if sock is not None else listen(host, port, backlog)
         self.sock.setblocking(False)
         self.host, self.port = self.sock.getsockname()[:2]
         self._connections: dict[int, _Connection] = {}

@@ -6,6 +6,7 @@ Kept free of heavy imports: ``python -m dynabase.server`` reads them without imp
 from __future__ import annotations
 
 import argparse
+import errno
 from typing import Any
 
 #: connections served at once; at the cap the longest-idle (then the longest-stalled) one makes room
@@ -42,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="address to listen on (default: %(default)s, this machine only; 0.0.0.0 for all)",
     )
     p.add_argument(
-        "--port", type=int, default=8000, help="TCP port (default: %(default)s; 0 picks a free one)"
+        "--port", type=port_number, default=8000, help="TCP port (default: %(default)s; 0 picks a free one)"
     )
     p.add_argument(
         "--region",
@@ -121,3 +122,28 @@ def _positive(kind: type) -> Any:
 
     parse.__name__ = kind.__name__
     return parse
+
+
+def port_number(text: str) -> int:
+    """``--port``: a TCP port, 0-65535 (0: the system picks a free one)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be 0-65535 (0 picks a free port), not {value}")
+    return value
+
+
+#: "address already in use" (POSIX, and Windows sockets)
+_IN_USE = {errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", errno.EADDRINUSE)}
+
+
+def cannot_serve(host: str, port: int, error: OSError) -> str:
+    """What to say when ``host:port`` cannot be listened on: for a port in use, how to pick another."""
+    if error.errno in _IN_USE:
+        return (
+            f"cannot serve on {host}:{port}: the port is in use (another dynabase serve or DynamoDB Local?); "
+            "choose another with --port N, or --port 0 for a free one"
+        )
+    return f"cannot serve on {host}:{port}: {error.strerror or error}"

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
 from ..errors import StorageError
 from .app import DynamoDBApp, RequestLog
-from .httpd import HTTPServer
-from .options import DEFAULT_MAX_CONNECTIONS
+from .httpd import HTTPServer, listen
+from .options import DEFAULT_MAX_CONNECTIONS, cannot_serve
 
 READY_PATTERN = re.compile(r"dynabase serving on (http://\S+)")
 DEFAULT_REGION = "us-east-1"
@@ -73,22 +73,25 @@ class Server:
         self._owned: list[Any] = []
         log = RequestLog(log_stream, log_level)
         verifier = Verifier(credentials) if credentials else None
-        if not shared_db:
-            if engine is not None:
-                raise ValueError("per-key databases are opened by the server: pass db=, not engine=")
-
-            def factory(access_key: str, key_region: str) -> Any:
-                return _open_engine(per_key_path(db, access_key, key_region), key_region or region)
-
-            self.app = DynamoDBApp(engine_factory=factory, verifier=verifier, log=log, region=region)
-        else:
-            if engine is None:
-                engine = _open_engine(db, region)
-                self._owned.append(engine)
-            self.app = DynamoDBApp(engine, verifier=verifier, log=log, region=region)
+        if not shared_db and engine is not None:
+            raise ValueError("per-key databases are opened by the server: pass db=, not engine=")
+        # the port first: a port that is taken (or a bad address) must not leave a new database file behind
+        sock = listen(host, port, http_options.get("backlog", 512))
         try:
-            self.http = HTTPServer(self.app, host, port, **http_options)
+            if not shared_db:
+
+                def factory(access_key: str, key_region: str) -> Any:
+                    return _open_engine(per_key_path(db, access_key, key_region), key_region or region)
+
+                self.app = DynamoDBApp(engine_factory=factory, verifier=verifier, log=log, region=region)
+            else:
+                if engine is None:
+                    engine = _open_engine(db, region)
+                    self._owned.append(engine)
+                self.app = DynamoDBApp(engine, verifier=verifier, log=log, region=region)
+            self.http = HTTPServer(self.app, host, port, sock=sock, **http_options)
         except BaseException:
+            sock.close()
             self.close_engines()
             raise
         self._thread: threading.Thread | None = None
@@ -126,7 +129,8 @@ class Server:
         return cut
 
     def close_engines(self) -> None:
-        self.app.close()
+        if hasattr(self, "app"):  # not when the database could not be opened
+            self.app.close()
         owned, self._owned = self._owned, []
         for engine in owned:
             with contextlib.suppress(Exception):
@@ -217,10 +221,7 @@ def serve(options: Any) -> int:
             **limits,
         )
     except OSError as error:
-        print(
-            f"dynabase serve: cannot serve on {options.host}:{options.port}: {error.strerror or error}",
-            file=err,
-        )
+        print(f"dynabase serve: {cannot_serve(options.host, options.port, error)}", file=err)
         return 1
     except StorageError as error:  # its message names the path and the reason
         print(f"dynabase serve: {error}", file=err)

@@ -14,7 +14,7 @@ See ``docs/streams.md``.
 from __future__ import annotations
 
 from .checkpoints import Checkpoint, MemoryCheckpoints, SqliteCheckpoints, TableCheckpoints
-from .consumer import Consumer, Options, iter_records, stream_arn
+from .consumer import Consumer, NoStreamError, Options, iter_records, stream_arn
 from .destinations import JsonLinesDestination, TableDestination
 from .events import LambdaContext, lambda_record
 from .filters import FilterError
@@ -27,6 +27,7 @@ __all__ = [
     "JsonLinesDestination",
     "LambdaContext",
     "MemoryCheckpoints",
+    "NoStreamError",
     "Options",
     "SqliteCheckpoints",
     "TableCheckpoints",

@@ -421,12 +421,23 @@ def _error_code(error: Exception) -> str | None:
     return response.get("Error", {}).get("Code") if isinstance(response, Mapping) else None
 
 
+class NoStreamError(ValueError):
+    """The table ``table`` has no stream enabled; the message says how to enable one."""
+
+    def __init__(self, table: str) -> None:
+        super().__init__(
+            f"table {table} has no stream enabled: enable one with UpdateTable's StreamSpecification "
+            "(StreamEnabled true and a StreamViewType, e.g. NEW_AND_OLD_IMAGES)"
+        )
+        self.table = table
+
+
 def stream_arn(client: Any, table_name: str) -> str:
-    """The table's latest stream ARN (a ValueError naming the table when it has no stream enabled)."""
+    """The table's latest stream ARN (:class:`NoStreamError`, a ValueError, when it has no stream enabled)."""
     table = client.describe_table(TableName=table_name)["Table"]
     arn: str | None = table.get("LatestStreamArn")
     if not arn or not (table.get("StreamSpecification") or {}).get("StreamEnabled"):
-        raise ValueError(f"table {table_name} has no stream enabled")
+        raise NoStreamError(table_name)
     return arn
 
 
@@ -444,4 +455,12 @@ def iter_records(consumer: Consumer, stop: threading.Event | None = None) -> Ite
             consumer.wake.clear()
 
 
-__all__ = ["STARTING_POSITIONS", "Consumer", "Options", "Shard", "iter_records", "stream_arn"]
+__all__ = [
+    "STARTING_POSITIONS",
+    "Consumer",
+    "NoStreamError",
+    "Options",
+    "Shard",
+    "iter_records",
+    "stream_arn",
+]

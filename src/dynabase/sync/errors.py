@@ -67,7 +67,11 @@ def classify(error: BaseException, endpoint: str) -> SyncError:
         return SyncError(f"the endpoint {endpoint} refused a request ({code}: {message})")
     name = type(error).__name__
     if name in ("NoCredentialsError", "PartialCredentialsError", "CredentialRetrievalError"):
-        return SyncError(f"no usable AWS credentials for {endpoint}: {error}")
+        from ..endpoints import missing_credentials_hint
+
+        return SyncError(
+            f"no usable AWS credentials for {endpoint}: {error}; {missing_credentials_hint(endpoint)}"
+        )
     if _is_connection_error(error):
         return SyncError(f"cannot reach {endpoint}: {error}", retryable=True)
     return SyncError(f"sync failed: {name}: {error}")

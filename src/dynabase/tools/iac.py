@@ -196,9 +196,9 @@ def cloudformation(schema: Schema, options: IacOptions) -> dict[str, Any]:
     if "Tags" in props:
         ordered["Tags"] = props["Tags"]
     description = options.description or (
-        f"DynamoDB table {options.table} for "
-        + (f"{schema.name} " if schema.name else "")
-        + f"(OneTable schema version {schema.version}), made by dynabase iac"
+        f"DynamoDB table {options.table}"
+        + (f" for {schema.name}" if schema.name else "")
+        + f" (OneTable schema, version {schema.version}), made by dynabase iac"
     )
     outputs: dict[str, Any] = {
         "TableName": {"Description": "The table's name", "Value": {"Ref": RESOURCE}},
