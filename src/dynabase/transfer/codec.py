@@ -9,12 +9,16 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from typing import Any
 
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
 
 TYPES = ("S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS")
+
+#: a JSON escape of a UTF-16 surrogate: the only way a line decoded as strict UTF-8 can hold one
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class InvalidItem(ValueError):
@@ -132,6 +136,42 @@ def decode_item(document: Any) -> Item:
         raise InvalidItem(f"attribute {error}")
 
 
+def printable(text: str) -> str:
+    """``text`` with lone surrogates spelled ``\\udXXX``, so it can be printed and written as UTF-8."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _lone_surrogate(value: AttributeValue, path: str) -> str | None:
+    """The path of the first name or string in ``value`` holding a lone surrogate, or None."""
+    (kind, inner), *_ = value.items()
+    if kind in ("S", "N"):
+        return path if _has_surrogate(inner) else None
+    if kind in ("SS", "NS"):
+        return next((f"{path}[{i}]" for i, v in enumerate(inner) if _has_surrogate(v)), None)
+    if kind == "M":
+        return _surrogate_in(inner, f"{path}.")
+    if kind == "L":
+        found = (_lone_surrogate(v, f"{path}[{i}]") for i, v in enumerate(inner))
+        return next((f for f in found if f is not None), None)
+    return None
+
+
+def _surrogate_in(attributes: Item, prefix: str = "") -> str | None:
+    for name, value in attributes.items():
+        found = prefix + name if _has_surrogate(name) else _lone_surrogate(value, prefix + name)
+        if found is not None:
+            return found
+    return None
+
+
 def parse_line(raw: bytes) -> Item:
     """Decode one input line (bytes, newline included or not) into a boto3-shaped item."""
     try:
@@ -145,6 +185,13 @@ def parse_line(raw: bytes) -> Item:
     except RecursionError:
         raise InvalidItem("invalid JSON: nested too deeply")
     try:
-        return decode_item(document)
+        item = decode_item(document)
+        where = _surrogate_in(item) if _SURROGATE_ESCAPE.search(text) else None
     except RecursionError:
         raise InvalidItem("item nested too deeply")
+    if where is not None:
+        raise InvalidItem(
+            f"attribute {printable(where)}: a lone surrogate (a \\uD800-\\uDFFF escape without its pair) is "
+            "not UTF-8 text, which DynamoDB strings must be"
+        )
+    return item

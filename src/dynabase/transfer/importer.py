@@ -22,7 +22,7 @@ from typing import IO, Any
 from botocore.exceptions import ClientError
 
 from .checkpoint import Checkpoint, CheckpointFile
-from .codec import InvalidItem, Item, parse_line
+from .codec import InvalidItem, Item, parse_line, printable
 from .destination import Destination, destination_of
 from .errors import TransferError
 from .progress import Progress
@@ -161,6 +161,7 @@ class _Import:
     def reject(self, file: str, line: int, error: str, raw: bytes) -> None:
         if self.rejects is None:
             self.rejects = open(self.rejects_path, "ab")  # noqa: SIM115 - closed in close()
+        file, error = printable(file), printable(error)  # names may hold lone surrogates: keep them readable
         record = {
             "file": file,
             "line": line,
@@ -220,8 +221,10 @@ class _Import:
                 message = error.response.get("Error", {}).get("Message", "") or "ValidationException"
                 self.reject(p.file, p.line, f"rejected by the table: {message}", p.raw)
                 return
-            for p in pending:  # find the item(s) the table refuses: one at a time
-                self.write([p])
+            # the table wrote none of the batch: halve it until the item(s) it refuses are alone
+            middle = len(pending) // 2
+            self.write(pending[:middle])
+            self.write(pending[middle:])
             return
         self.state.imported += len(pending)
 
