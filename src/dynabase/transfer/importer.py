@@ -27,7 +27,7 @@ from .destination import Destination, destination_of
 from .errors import TransferError
 from .progress import Progress
 from .retry import Backoff
-from .sources import Source, open_source, read_lines
+from .sources import MAX_LINE_BYTES, Source, open_source, read_lines
 from .tabledef import create_table, describe, error_code, error_message, read_table_file
 
 BATCH_SIZE = 25  # BatchWriteItem's limit
@@ -262,6 +262,19 @@ class _Import:
 
     # -- the loop ----------------------------------------------------------------------------------------
 
+    def parse(self, raw: bytes, size: int) -> Item | str:
+        """The item of a line, or what is wrong with it."""
+        if size > len(raw):
+            return (
+                f"the line is {size:,} bytes, over the {MAX_LINE_BYTES:,}-byte limit for one line (an item is "
+                f"at most 400 KB); skipped unread, its first {len(raw):,} bytes kept here"
+            )
+        try:
+            item = parse_line(raw)
+        except InvalidItem as error:
+            return str(error)
+        return self.check.problem(item) or item
+
     def run(self) -> None:
         self.open_rejects()
         self.metered_work = self.work_done()
@@ -272,25 +285,19 @@ class _Import:
             if index < resume_index:
                 continue
             start = resume_at if index == resume_index else (0, 0)
-            for line, offset, raw in read_lines(data_file, *start):
-                if not raw.strip():
+            for line, offset, raw, size in read_lines(data_file, *start):
+                if size == len(raw) and not raw.strip():
                     self.handled = (index, line, offset)
                     continue
-                try:
-                    item = parse_line(raw)
-                    problem = self.check.problem(item)
-                except InvalidItem as error:
-                    problem = str(error)
-                if problem is not None:
-                    self.reject(data_file.display, line, problem, raw)
-                    state.lines += 1
-                    self.handled = (index, line, offset)
-                    continue
-                key = self.check.key(item)
-                if key in self.batch_keys:  # a batch may not hold one key twice: send what's queued first
-                    self.flush()
-                self.batch.append(_Pending(item, data_file.display, line, raw))
-                self.batch_keys.add(key)
+                parsed = self.parse(raw, size)
+                if isinstance(parsed, str):
+                    self.reject(data_file.display, line, parsed, raw)
+                else:
+                    key = self.check.key(parsed)
+                    if key in self.batch_keys:  # a batch may not hold one key twice: send what's queued first
+                        self.flush()
+                    self.batch.append(_Pending(parsed, data_file.display, line, raw))
+                    self.batch_keys.add(key)
                 state.lines += 1
                 self.handled = (index, line, offset)
                 if len(self.batch) >= BATCH_SIZE:
