@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -309,11 +310,51 @@ def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def is_default_rejects(path: Path, input_path: Path, destination: Destination) -> bool:
+    """Whether ``path`` is one of the names :func:`default_rejects` gives ``destination``'s import of
+    ``input_path``: the only rejects paths taken from a checkpoint without ``--rejects`` naming them."""
+    base = input_path.absolute().with_name(input_path.name + ".rejects.jsonl")
+    if path.parent.resolve() != base.parent.resolve():
+        return False
+    mine = re.escape(f"{input_path.name}.{destination.label()}") + r"(-[0-9]+)?\.rejects\.jsonl"
+    return path.name == base.name or re.fullmatch(mine, path.name) is not None
+
+
+def _resumable(
+    mine: Checkpoint, source: Source, path: Path, rejects: str | None, destination: Destination
+) -> None:
+    """Refuse progress that does not describe this input, or names a rejects file this import would not use."""
+    fingerprint = [f.fingerprint for f in source.files]
+    if mine.files != fingerprint:
+        if [f[:2] for f in mine.files] == [f[:2] for f in fingerprint]:
+            raise TransferError(
+                f"checkpoint {path} records progress in another copy of {source.path} (same name and size, "
+                "another file: copied, or the checkpoint came with it), so it is not used; import from the "
+                "start with --restart (restart=True)"
+            )
+        raise TransferError(
+            f"the input changed since checkpoint {path} was written; import it again from the start with "
+            "--restart (restart=True)"
+        )
+    data_file = source.files[mine.file_index] if source.files else None
+    if data_file is not None and not data_file.compressed and mine.offset > data_file.size:
+        raise TransferError(f"checkpoint {path} is damaged (offset past the end of {data_file.display})")
+    if rejects is not None and rejects != mine.rejects:
+        raise TransferError(
+            f"the import being resumed keeps its rejected lines in {mine.rejects}; pass that --rejects "
+            "file, or --restart to import from the start"
+        )
+    if rejects is None and not is_default_rejects(Path(mine.rejects), source.path, destination):
+        raise TransferError(
+            f"checkpoint {path} says the import being resumed keeps its rejected lines in {mine.rejects}; "
+            "pass --rejects with that file if it is right, or --restart to import from the start"
+        )
+
+
 def _checkpoint_for(
     checkpoints: CheckpointFile,
     destination: Destination,
-    input_path: Path,
-    fingerprint: list[list[Any]],
+    source: Source,
     rejects: str | os.PathLike[str] | None,
     restart: bool,
     log: Callable[[str], None],
@@ -325,16 +366,7 @@ def _checkpoint_for(
     mine = None if restart else next((c for c in imports if c.destination == destination), None)
     wanted = str(Path(rejects).absolute()) if rejects else None
     if mine is not None:
-        if mine.files != fingerprint:
-            raise TransferError(
-                f"the input changed since checkpoint {checkpoints.path} was written; import it again from the "
-                "start with --restart (restart=True)"
-            )
-        if wanted is not None and wanted != mine.rejects:
-            raise TransferError(
-                f"the import being resumed keeps its rejected lines in {mine.rejects}; pass that --rejects "
-                "file, or --restart to import from the start"
-            )
+        _resumable(mine, source, checkpoints.path, wanted, destination)
         return mine, True
     owner = next((c.destination for c in others if c.rejects == wanted), None)
     if owner is not None:
@@ -348,9 +380,10 @@ def _checkpoint_for(
             f"{destination} from the start (each destination keeps its own progress)"
         )
     taken = {c.rejects for c in others}
-    rejects_path = Path(rejects).absolute() if rejects else default_rejects(input_path, destination, taken)
+    rejects_path = Path(rejects).absolute() if rejects else default_rejects(source.path, destination, taken)
+    fingerprint = [f.fingerprint for f in source.files]
     state = Checkpoint(
-        destination, input=str(input_path.resolve()), rejects=str(rejects_path), files=fingerprint
+        destination, input=str(source.path.resolve()), rejects=str(rejects_path), files=fingerprint
     )
     return state, False
 
@@ -392,9 +425,7 @@ def import_table(
     input_path = source.path
     destination = destination_of(client, name)
     checkpoints = CheckpointFile(Path(checkpoint) if checkpoint else default_checkpoint(input_path))
-    fingerprint = [[f.display, f.size] for f in source.files]
-
-    state, resumed = _checkpoint_for(checkpoints, destination, input_path, fingerprint, rejects, restart, log)
+    state, resumed = _checkpoint_for(checkpoints, destination, source, rejects, restart, log)
 
     def summary(created: bool, already: bool) -> ImportSummary:
         return ImportSummary(

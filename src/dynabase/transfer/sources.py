@@ -39,6 +39,13 @@ class DataFile:
     size: int
     #: items the manifest says the file holds (S3 exports)
     expected_items: int | None = None
+    #: the file's modification time (ns), device and inode when it was opened
+    identity: tuple[int, int, int] = (0, 0, 0)
+
+    @property
+    def fingerprint(self) -> list[Any]:
+        """What an import checkpoint records of the file, to resume only in this very file as it was."""
+        return [self.display, self.size, *self.identity]
 
 
 @dataclass
@@ -71,10 +78,11 @@ def _is_gzip(path: Path) -> bool:
 
 def _data_file(path: Path, display: str, expected: int | None = None) -> DataFile:
     try:
-        size = path.stat().st_size
+        stat = path.stat()
     except OSError as error:
         raise TransferError(f"cannot read {path}: {error.strerror or error}")
-    return DataFile(path, display, _is_gzip(path), size, expected)
+    identity = (stat.st_mtime_ns, stat.st_dev, stat.st_ino)
+    return DataFile(path, display, _is_gzip(path), stat.st_size, expected, identity)
 
 
 def open_source(path: str | os.PathLike[str]) -> Source:
