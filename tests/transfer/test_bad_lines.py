@@ -52,6 +52,9 @@ BAD: dict[str, Any] = {
             '{"Item": {"pk": {"S": "x"}, "b": {"B": "not base64!"}}}',
         ]
     ),
+    "nested too deep": st.sampled_from([32, 200, 400, 5000]).map(
+        lambda depth: '{"Item":{"pk":{"S":"x"},"d":' + '{"L":[' * depth + '{"S":"x"}' + "]}" * depth + "}}"
+    ),
     "refused by the table": st.sampled_from(
         [
             item_json("x", n={"N": "1" * 39}),

@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+from ..types import MAX_NESTING, NESTING
+
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
 
@@ -79,7 +81,7 @@ def _string_list(inner: Any, kind: str, path: str) -> list[str]:
     return inner
 
 
-def decode_value(value: Any, path: str) -> AttributeValue:
+def decode_value(value: Any, path: str, depth: int = 0) -> AttributeValue:
     if not isinstance(value, dict):
         raise InvalidItem(f'{path}: an AttributeValue must be an object like {{"S": "text"}}')
     if len(value) != 1:
@@ -109,14 +111,16 @@ def decode_value(value: Any, path: str) -> AttributeValue:
     if kind == "BS":
         texts = _string_list(inner, "BS", path)
         return {"BS": [_unb64(t, f"{path}[{i}]") for i, t in enumerate(texts)]}
+    if kind in ("M", "L") and depth + 1 >= MAX_NESTING:  # as DynamoDB (and the engine) count them
+        raise InvalidItem(f"{path}: {NESTING} (DynamoDB nests attributes {MAX_NESTING} levels deep at most)")
     if kind == "M":
         if not isinstance(inner, dict):
             raise InvalidItem(f"{path}: M must be an object, got {type(inner).__name__}")
-        return {"M": {k: decode_value(v, f"{path}.{k}") for k, v in inner.items()}}
+        return {"M": {k: decode_value(v, f"{path}.{k}", depth + 1) for k, v in inner.items()}}
     if kind == "L":
         if not isinstance(inner, list):
             raise InvalidItem(f"{path}: L must be a list, got {type(inner).__name__}")
-        return {"L": [decode_value(v, f"{path}[{i}]") for i, v in enumerate(inner)]}
+        return {"L": [decode_value(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(inner)]}
     raise InvalidItem(f"{path}: unknown AttributeValue type {kind!r} (expected one of {', '.join(TYPES)})")
 
 
