@@ -275,3 +275,27 @@ def test_a_summary_table_arn_that_is_not_text_is_refused(s3_export: Path) -> Non
     summary.write_text(json.dumps({**json.loads(summary.read_text()), "tableArn": 5}))
     with pytest.raises(TransferError, match="tableArn is not a string"):
         import_table(embedded(), s3_export, table="tab", create=True)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"version": "1"}, "version is not a whole number"),
+        ({"TableName": ["tab"]}, "TableName is not a string"),
+        ({"TimeToLive": "expires"}, "TimeToLive is not an object or null"),
+    ],
+)
+def test_an_export_table_file_is_checked(s3_export: Path, change: dict[str, Any], message: str) -> None:
+    table_file = s3_export / "table.json"
+    table_file.write_text(json.dumps({**json.loads(table_file.read_text()), **change}))
+    with pytest.raises(TransferError, match=message):
+        import_table(embedded(), s3_export, create=True)
+
+
+def test_an_export_found_under_the_directory_must_stay_inside_it(tmp_path: Path, s3_export: Path) -> None:
+    """``DIR/AWSDynamoDB/<id>/`` as a symlink to an export elsewhere is not imported as DIR's."""
+    outer = tmp_path / "outer"
+    (outer / "AWSDynamoDB").mkdir(parents=True)
+    (outer / "AWSDynamoDB" / "123-abc").symlink_to(s3_export)
+    with pytest.raises(TransferError, match="leads outside"):
+        import_table(embedded(), outer, create=True)

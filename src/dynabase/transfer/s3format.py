@@ -204,8 +204,8 @@ def _resolve(directory: Path, key: str) -> Path:
     return directory / DATA_DIR / relative.name
 
 
-def _data_file(directory: Path, key: Any, where: str) -> Path:
-    """The data file ``key`` names, which must be a relative S3 key and lead to a file inside ``directory``
+def _data_file(directory: Path, key: Any, where: str, inside: Path) -> Path:
+    """The data file ``key`` names, which must be a relative S3 key and lead to a file inside ``inside``
     (symlinks followed): the manifest is read from the export, and the export is not trusted."""
     if not isinstance(key, str) or not key:
         raise TransferError(f"{where}: dataFileS3Key is not a non-empty string")
@@ -216,12 +216,14 @@ def _data_file(directory: Path, key: Any, where: str) -> Path:
             f"{where}: dataFileS3Key {key!r} is not a relative key inside the export (no leading /, no '..')"
         )
     path = _resolve(directory, key)
-    if not path.resolve().is_relative_to(directory.resolve()):
-        raise TransferError(f"{where}: dataFileS3Key {key!r} leads outside the export directory {directory}")
+    if not path.resolve().is_relative_to(inside.resolve()):
+        raise TransferError(f"{where}: dataFileS3Key {key!r} leads outside the export directory {inside}")
     return path
 
 
-def read_manifest_files(directory: Path) -> list[ManifestEntry]:
+def read_manifest_files(directory: Path, inside: Path | None = None) -> list[ManifestEntry]:
+    """The data files of the export in ``directory``, each of which must be inside ``inside`` (the directory
+    the user named, which may hold the export under ``AWSDynamoDB/<ExportId>/``; default ``directory``)."""
     path = directory / FILES
     try:
         text = path.read_text(encoding="utf-8")
@@ -244,7 +246,7 @@ def read_manifest_files(directory: Path) -> list[ManifestEntry]:
         if count is not None and (type(count) is not int or count < 0):
             raise TransferError(f"{where}: itemCount is not a whole number of 0 or more")
         key = entry["dataFileS3Key"]
-        entries.append(ManifestEntry(_data_file(directory, key, where), key, count))
+        entries.append(ManifestEntry(_data_file(directory, key, where, inside or directory), key, count))
     missing = [str(e.path) for e in entries if not e.path.is_file()]
     if missing:
         raise TransferError(f"export {directory} is missing data file(s): {', '.join(missing)}")

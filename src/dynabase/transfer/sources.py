@@ -102,7 +102,7 @@ def open_source(path: str | os.PathLike[str]) -> Source:
         summary = s3format.read_summary(root)
         files = [
             _data_file(entry.path, str(entry.path.relative_to(given)), entry.item_count)
-            for entry in s3format.read_manifest_files(root)
+            for entry in s3format.read_manifest_files(root, inside=given)
         ]
         table_file = next((p for p in (root / TABLE_FILE, given / TABLE_FILE) if p.is_file()), None)
         arn = summary.get("tableArn") or ""
