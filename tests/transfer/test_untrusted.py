@@ -299,3 +299,42 @@ def test_an_export_found_under_the_directory_must_stay_inside_it(tmp_path: Path,
     (outer / "AWSDynamoDB" / "123-abc").symlink_to(s3_export)
     with pytest.raises(TransferError, match="leads outside"):
         import_table(embedded(), outer, create=True)
+
+
+def test_a_rejects_file_that_holds_something_else_is_not_overwritten(
+    tmp_path: Path, target: Path, capsys: Any
+) -> None:
+    """A fresh import starts its rejects file over; a --rejects naming another kind of file is refused."""
+    data, important = bundle(tmp_path)
+    (tmp_path / "data.jsonl.dynabase-progress").unlink()
+    assert run_import(tmp_path, "--rejects", "important.db") == 1
+    err = capsys.readouterr().err
+    assert "important.db exists and is not a rejects file of dynabase import; not overwriting it" in err
+    assert important.read_bytes() == IMPORTANT and table_count(target) == 0
+    assert not (tmp_path / "data.jsonl.dynabase-progress").exists()
+
+    # an earlier rejects file is started over; a symlink at the default path loses only the link
+    (tmp_path / "data.jsonl.rejects.jsonl").symlink_to(important)
+    assert run_import(tmp_path) == 2
+    assert important.read_bytes() == IMPORTANT
+    rejects = tmp_path / "data.jsonl.rejects.jsonl"
+    assert not rejects.is_symlink() and json.loads(rejects.read_text())["line"] == 31
+    assert run_import(tmp_path, "--restart") == 2
+    assert [json.loads(r)["line"] for r in rejects.read_text().splitlines()] == [31]
+
+
+def test_a_resumed_import_does_not_write_through_a_symlink(tmp_path: Path, target: Path) -> None:
+    data, important = bundle(tmp_path)
+    (tmp_path / "data.jsonl.dynabase-progress").unlink()
+    client = embedded(str(target))
+
+    def stop(written: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        import_table(client, data, table="tab", on_batch=stop)
+    (tmp_path / "data.jsonl.rejects.jsonl").symlink_to(important)
+    with pytest.raises(TransferError, match="is a symbolic link; not writing through it"):
+        import_table(client, data, table="tab")
+    assert important.read_bytes() == IMPORTANT
+    client.close()

@@ -351,6 +351,29 @@ def _resumable(
         )
 
 
+#: how every record of a rejects file starts (json.dumps of a dict whose first key is "file")
+REJECTS_START = b'{"file": '
+
+
+def _may_overwrite(path: Path, resumed: bool) -> None:
+    """Refuse a rejects path the import would delete or truncate although it holds something else."""
+    if path.is_symlink():
+        if resumed:  # truncating or appending would write through the link
+            raise TransferError(f"rejects file {path} is a symbolic link; not writing through it")
+        return  # a new import removes the link itself, not what it points to
+    if not path.exists():
+        return
+    if not path.is_file():
+        raise TransferError(f"rejects file {path} exists and is not a file")
+    with open(path, "rb") as handle:
+        start = handle.read(len(REJECTS_START))
+    if start and start != REJECTS_START:
+        raise TransferError(
+            f"{path} exists and is not a rejects file of dynabase import; not overwriting it: pass another "
+            "--rejects, or remove it"
+        )
+
+
 def _checkpoint_for(
     checkpoints: CheckpointFile,
     destination: Destination,
@@ -367,6 +390,7 @@ def _checkpoint_for(
     wanted = str(Path(rejects).absolute()) if rejects else None
     if mine is not None:
         _resumable(mine, source, checkpoints.path, wanted, destination)
+        _may_overwrite(Path(mine.rejects), resumed=True)
         return mine, True
     owner = next((c.destination for c in others if c.rejects == wanted), None)
     if owner is not None:
@@ -381,6 +405,7 @@ def _checkpoint_for(
         )
     taken = {c.rejects for c in others}
     rejects_path = Path(rejects).absolute() if rejects else default_rejects(source.path, destination, taken)
+    _may_overwrite(rejects_path, resumed=False)
     fingerprint = [f.fingerprint for f in source.files]
     state = Checkpoint(
         destination, input=str(source.path.resolve()), rejects=str(rejects_path), files=fingerprint
