@@ -128,6 +128,7 @@ def test_bad_lines_are_rejected_and_good_ones_imported_once(lines: list[Any], st
         summary = import_table(client, path, table="tab", log=lambda _: None)
 
         assert (summary.lines, summary.imported, summary.rejected) == (len(lines), len(good), len(bad))
+        assert summary.ok == (not bad)  # the CLI's exit status: 0, or 2 for "done, with rejects"
         stored = {i["pk"]["S"] for i in client.scan(TableName="tab")["Items"]}
         assert stored == good
         records = [json.loads(r) for r in summary.rejects.read_text("utf-8").splitlines()] if bad else []
