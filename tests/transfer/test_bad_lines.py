@@ -9,11 +9,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dynabase.cli.main import main
-from dynabase.transfer import import_table
+from dynabase.transfer import InvalidItem, import_table, parse_line
 
 from .helpers import embedded, item_json, simple_table
 
@@ -67,7 +68,7 @@ BAD: dict[str, Any] = {
 
 LINES = st.lists(
     st.one_of(
-        st.just(None),  # a good line
+        st.tuples(st.text(max_size=12), st.booleans()),  # a good line: any text, escaped or not
         st.sampled_from(sorted(BAD)).flatmap(lambda kind: BAD[kind].map(lambda line: (kind, line))),
     ),
     max_size=60,
@@ -108,9 +109,14 @@ def stop_after_first(written: int) -> None:
 def test_bad_lines_are_rejected_and_good_ones_imported_once(lines: list[Any], stop: bool) -> None:
     content, good, bad = [], set(), {}
     for number, entry in enumerate(lines, 1):
-        if entry is None:
+        if isinstance(entry[1], bool):  # astral characters escaped as surrogate pairs are no lone surrogates
             good.add(f"good{number}")
-            content.append(_bytes(item_json(f"good{number}", n={"N": str(number)})))
+            item = {
+                "pk": {"S": f"good{number}"},
+                "s": {"S": entry[0]},
+                "m": {"M": {"k" + entry[0]: {"N": "1"}}},
+            }
+            content.append(json.dumps({"Item": item}, ensure_ascii=entry[1]).encode())
         else:
             bad[number] = entry[0]
             content.append(_bytes(entry[1]))
@@ -182,3 +188,16 @@ def test_a_batch_the_table_refuses_is_halved_to_find_the_bad_item() -> None:
         summary = import_table(Client(inner), path, table="tab", log=lambda _: None)
         assert (summary.imported, summary.rejected) == (24, 1)
         assert calls == [25, 12, 13, 6, 3, 3, 1, 2, 1, 1, 7]  # 11 calls, not 1 + 25
+
+
+def test_surrogate_pairs_and_escaped_backslashes_are_not_lone_surrogates() -> None:
+    assert parse_line(b'{"Item":{"pk":{"S":"\\ud83d\\ude00"}}}') == {"pk": {"S": "\U0001f600"}}
+    assert parse_line(b'{"Item":{"pk":{"S":"\\\\ud800"}}}') == {
+        "pk": {"S": "\\ud800"}
+    }  # a backslash, then text
+    for line in (
+        b'{"Item":{"pk":{"S":"\\ude00\\ud83d"}}}',
+        b'{"Item":{"pk":{"S":"a"},"x":{"SS":["\\uDBFF"]}}}',
+    ):
+        with pytest.raises(InvalidItem, match="a lone surrogate"):
+            parse_line(line)
