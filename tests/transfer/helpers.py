@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import dynabase
@@ -122,6 +123,18 @@ class Recorder:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.client, name)
+
+
+def small_s3_export(directory: Path, items: int = 10) -> Path:
+    """``directory/export``: an S3 export of a table ``tab`` of ``items`` items with keys ``k0``, ``k1``..."""
+    from dynabase.transfer import export_table
+
+    source = embedded()
+    simple_table(source, "tab")
+    put_all(source, "tab", [{"pk": {"S": f"k{n}"}} for n in range(items)])
+    out = directory / "export"
+    export_table(source, "tab", out, format="s3")
+    return out
 
 
 def write_lines(path: Any, lines: list[str]) -> None:

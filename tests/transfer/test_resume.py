@@ -141,7 +141,10 @@ def test_checkpoint_guards(tmp_path: Path) -> None:
     custom.write_text(json.dumps({"version": 1, "input": str(path), "table": "tab", "complete": True}))
     with pytest.raises(TransferError, match="earlier dynabase and does not record where it imported"):
         import_table(target, path, table="tab", checkpoint=custom)
-    custom.write_text(json.dumps({"version": 2, "imports": [{"destination": {"table": "tab"}}]}))
+    custom.write_text(json.dumps({"version": 2, "imports": []}))
+    with pytest.raises(TransferError, match="earlier dynabase and is not tied to the input file"):
+        import_table(target, path, table="tab", checkpoint=custom)
+    custom.write_text(json.dumps({"version": 3, "imports": [{"destination": {"table": "tab"}}]}))
     with pytest.raises(TransferError, match="damaged"):
         import_table(target, path, table="tab", checkpoint=custom)
     custom.unlink()

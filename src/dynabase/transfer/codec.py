@@ -9,12 +9,18 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from typing import Any
+
+from ..types import MAX_NESTING, NESTING
 
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
 
 TYPES = ("S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS")
+
+#: a JSON escape of a UTF-16 surrogate: the only way a line decoded as strict UTF-8 can hold one
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class InvalidItem(ValueError):
@@ -75,7 +81,7 @@ def _string_list(inner: Any, kind: str, path: str) -> list[str]:
     return inner
 
 
-def decode_value(value: Any, path: str) -> AttributeValue:
+def decode_value(value: Any, path: str, depth: int = 0) -> AttributeValue:
     if not isinstance(value, dict):
         raise InvalidItem(f'{path}: an AttributeValue must be an object like {{"S": "text"}}')
     if len(value) != 1:
@@ -105,14 +111,16 @@ def decode_value(value: Any, path: str) -> AttributeValue:
     if kind == "BS":
         texts = _string_list(inner, "BS", path)
         return {"BS": [_unb64(t, f"{path}[{i}]") for i, t in enumerate(texts)]}
+    if kind in ("M", "L") and depth + 1 >= MAX_NESTING:  # as DynamoDB (and the engine) count them
+        raise InvalidItem(f"{path}: {NESTING} (DynamoDB nests attributes {MAX_NESTING} levels deep at most)")
     if kind == "M":
         if not isinstance(inner, dict):
             raise InvalidItem(f"{path}: M must be an object, got {type(inner).__name__}")
-        return {"M": {k: decode_value(v, f"{path}.{k}") for k, v in inner.items()}}
+        return {"M": {k: decode_value(v, f"{path}.{k}", depth + 1) for k, v in inner.items()}}
     if kind == "L":
         if not isinstance(inner, list):
             raise InvalidItem(f"{path}: L must be a list, got {type(inner).__name__}")
-        return {"L": [decode_value(v, f"{path}[{i}]") for i, v in enumerate(inner)]}
+        return {"L": [decode_value(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(inner)]}
     raise InvalidItem(f"{path}: unknown AttributeValue type {kind!r} (expected one of {', '.join(TYPES)})")
 
 
@@ -132,6 +140,42 @@ def decode_item(document: Any) -> Item:
         raise InvalidItem(f"attribute {error}")
 
 
+def printable(text: str) -> str:
+    """``text`` with lone surrogates spelled ``\\udXXX``, so it can be printed and written as UTF-8."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _lone_surrogate(value: AttributeValue, path: str) -> str | None:
+    """The path of the first name or string in ``value`` holding a lone surrogate, or None."""
+    (kind, inner), *_ = value.items()
+    if kind in ("S", "N"):
+        return path if _has_surrogate(inner) else None
+    if kind in ("SS", "NS"):
+        return next((f"{path}[{i}]" for i, v in enumerate(inner) if _has_surrogate(v)), None)
+    if kind == "M":
+        return _surrogate_in(inner, f"{path}.")
+    if kind == "L":
+        found = (_lone_surrogate(v, f"{path}[{i}]") for i, v in enumerate(inner))
+        return next((f for f in found if f is not None), None)
+    return None
+
+
+def _surrogate_in(attributes: Item, prefix: str = "") -> str | None:
+    for name, value in attributes.items():
+        found = prefix + name if _has_surrogate(name) else _lone_surrogate(value, prefix + name)
+        if found is not None:
+            return found
+    return None
+
+
 def parse_line(raw: bytes) -> Item:
     """Decode one input line (bytes, newline included or not) into a boto3-shaped item."""
     try:
@@ -145,6 +189,13 @@ def parse_line(raw: bytes) -> Item:
     except RecursionError:
         raise InvalidItem("invalid JSON: nested too deeply")
     try:
-        return decode_item(document)
+        item = decode_item(document)
+        where = _surrogate_in(item) if _SURROGATE_ESCAPE.search(text) else None
     except RecursionError:
         raise InvalidItem("item nested too deeply")
+    if where is not None:
+        raise InvalidItem(
+            f"attribute {printable(where)}: a lone surrogate (a \\uD800-\\uDFFF escape without its pair) is "
+            "not UTF-8 text, which DynamoDB strings must be"
+        )
+    return item

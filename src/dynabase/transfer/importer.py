@@ -2,8 +2,9 @@
 
 Each input line is parsed, checked against the table's key schema and queued; every 25 queued items go out as
 one BatchWriteItem (UnprocessedItems retried with exponential backoff), then the checkpoint records the
-position. A bad line (not JSON, not a DynamoDB JSON item, or refused by the table) goes to stderr and to the
-rejects file with its file, line number and error, and the import carries on.
+position. A bad line (not UTF-8 JSON, not a DynamoDB JSON item, over :data:`~.sources.MAX_LINE_BYTES`, or
+refused by the table: a batch the table refuses is halved until the bad item is alone) goes to stderr and to
+the rejects file with its file, line number and error, and the import carries on.
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ from typing import IO, Any
 from botocore.exceptions import ClientError
 
 from .checkpoint import Checkpoint, CheckpointFile
-from .codec import InvalidItem, Item, parse_line
+from .codec import InvalidItem, Item, parse_line, printable
 from .destination import Destination, destination_of
 from .errors import TransferError
 from .progress import Progress
+from .resume import checkpoint_for, default_checkpoint
 from .retry import Backoff
-from .sources import Source, open_source, read_lines
+from .sources import MAX_LINE_BYTES, Source, open_source, read_lines
 from .tabledef import create_table, describe, error_code, error_message, read_table_file
 
 BATCH_SIZE = 25  # BatchWriteItem's limit
@@ -58,21 +60,6 @@ class ImportSummary:
     @property
     def ok(self) -> bool:
         return self.rejected == 0
-
-
-def default_checkpoint(path: Path) -> Path:
-    return path.with_name(path.name + ".dynabase-progress")
-
-
-def default_rejects(path: Path, destination: Destination, taken: set[str]) -> Path:
-    """``PATH.rejects.jsonl``, unless another destination's import of PATH keeps its rejects there."""
-    candidate = path.with_name(path.name + ".rejects.jsonl").absolute()
-    number = 1
-    while str(candidate) in taken:
-        suffix = destination.label() + (f"-{number}" if number > 1 else "")
-        candidate = path.with_name(f"{path.name}.{suffix}.rejects.jsonl").absolute()
-        number += 1
-    return candidate
 
 
 class KeyCheck:
@@ -161,6 +148,7 @@ class _Import:
     def reject(self, file: str, line: int, error: str, raw: bytes) -> None:
         if self.rejects is None:
             self.rejects = open(self.rejects_path, "ab")  # noqa: SIM115 - closed in close()
+        file, error = printable(file), printable(error)  # names may hold lone surrogates: keep them readable
         record = {
             "file": file,
             "line": line,
@@ -220,8 +208,10 @@ class _Import:
                 message = error.response.get("Error", {}).get("Message", "") or "ValidationException"
                 self.reject(p.file, p.line, f"rejected by the table: {message}", p.raw)
                 return
-            for p in pending:  # find the item(s) the table refuses: one at a time
-                self.write([p])
+            # the table wrote none of the batch: halve it until the item(s) it refuses are alone
+            middle = len(pending) // 2
+            self.write(pending[:middle])
+            self.write(pending[middle:])
             return
         self.state.imported += len(pending)
 
@@ -259,6 +249,19 @@ class _Import:
 
     # -- the loop ----------------------------------------------------------------------------------------
 
+    def parse(self, raw: bytes, size: int) -> Item | str:
+        """The item of a line, or what is wrong with it."""
+        if size > len(raw):
+            return (
+                f"the line is {size:,} bytes, over the {MAX_LINE_BYTES:,}-byte limit for one line (an item is "
+                f"at most 400 KB); skipped unread, its first {len(raw):,} bytes kept here"
+            )
+        try:
+            item = parse_line(raw)
+        except InvalidItem as error:
+            return str(error)
+        return self.check.problem(item) or item
+
     def run(self) -> None:
         self.open_rejects()
         self.metered_work = self.work_done()
@@ -269,25 +272,19 @@ class _Import:
             if index < resume_index:
                 continue
             start = resume_at if index == resume_index else (0, 0)
-            for line, offset, raw in read_lines(data_file, *start):
-                if not raw.strip():
+            for line, offset, raw, size in read_lines(data_file, *start):
+                if size == len(raw) and not raw.strip():
                     self.handled = (index, line, offset)
                     continue
-                try:
-                    item = parse_line(raw)
-                    problem = self.check.problem(item)
-                except InvalidItem as error:
-                    problem = str(error)
-                if problem is not None:
-                    self.reject(data_file.display, line, problem, raw)
-                    state.lines += 1
-                    self.handled = (index, line, offset)
-                    continue
-                key = self.check.key(item)
-                if key in self.batch_keys:  # a batch may not hold one key twice: send what's queued first
-                    self.flush()
-                self.batch.append(_Pending(item, data_file.display, line, raw))
-                self.batch_keys.add(key)
+                parsed = self.parse(raw, size)
+                if isinstance(parsed, str):
+                    self.reject(data_file.display, line, parsed, raw)
+                else:
+                    key = self.check.key(parsed)
+                    if key in self.batch_keys:  # a batch may not hold one key twice: send what's queued first
+                        self.flush()
+                    self.batch.append(_Pending(parsed, data_file.display, line, raw))
+                    self.batch_keys.add(key)
                 state.lines += 1
                 self.handled = (index, line, offset)
                 if len(self.batch) >= BATCH_SIZE:
@@ -297,52 +294,6 @@ class _Import:
 
 def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-def _checkpoint_for(
-    checkpoints: CheckpointFile,
-    destination: Destination,
-    input_path: Path,
-    fingerprint: list[list[Any]],
-    rejects: str | os.PathLike[str] | None,
-    restart: bool,
-    log: Callable[[str], None],
-) -> tuple[Checkpoint, bool]:
-    """This destination's progress from the checkpoint file and True, or a new checkpoint and False (after a
-    note when the file records imports into other destinations)."""
-    imports = checkpoints.load()
-    others = [c for c in imports if c.destination != destination]
-    mine = None if restart else next((c for c in imports if c.destination == destination), None)
-    wanted = str(Path(rejects).absolute()) if rejects else None
-    if mine is not None:
-        if mine.files != fingerprint:
-            raise TransferError(
-                f"the input changed since checkpoint {checkpoints.path} was written; import it again from the "
-                "start with --restart (restart=True)"
-            )
-        if wanted is not None and wanted != mine.rejects:
-            raise TransferError(
-                f"the import being resumed keeps its rejected lines in {mine.rejects}; pass that --rejects "
-                "file, or --restart to import from the start"
-            )
-        return mine, True
-    owner = next((c.destination for c in others if c.rejects == wanted), None)
-    if owner is not None:
-        raise TransferError(
-            f"{wanted} holds the rejected lines of the import into {owner}; pass another --rejects"
-        )
-    if others and not restart:
-        where = "; ".join(str(c.destination) for c in others[:3]) + ("; ..." if len(others) > 3 else "")
-        log(
-            f"note: checkpoint {checkpoints.path} only has progress for {where}; importing into "
-            f"{destination} from the start (each destination keeps its own progress)"
-        )
-    taken = {c.rejects for c in others}
-    rejects_path = Path(rejects).absolute() if rejects else default_rejects(input_path, destination, taken)
-    state = Checkpoint(
-        destination, input=str(input_path.resolve()), rejects=str(rejects_path), files=fingerprint
-    )
-    return state, False
 
 
 def import_table(
@@ -382,9 +333,7 @@ def import_table(
     input_path = source.path
     destination = destination_of(client, name)
     checkpoints = CheckpointFile(Path(checkpoint) if checkpoint else default_checkpoint(input_path))
-    fingerprint = [[f.display, f.size] for f in source.files]
-
-    state, resumed = _checkpoint_for(checkpoints, destination, input_path, fingerprint, rejects, restart, log)
+    state, resumed = checkpoint_for(checkpoints, destination, source, rejects, restart, log)
 
     def summary(created: bool, already: bool) -> ImportSummary:
         return ImportSummary(

@@ -183,6 +183,8 @@ def read_summary(directory: Path) -> dict[str, Any]:
     if not isinstance(summary, dict):
         raise TransferError(f"{directory / SUMMARY} is not an export summary")
     fmt = summary.get("outputFormat", OUTPUT_FORMAT)
+    if not isinstance(summary.get("tableArn", ""), (str, type(None))):
+        raise TransferError(f"{directory / SUMMARY}: tableArn is not a string")
     if fmt != OUTPUT_FORMAT:
         raise TransferError(f"{directory} is a {fmt} export; only {OUTPUT_FORMAT} exports can be imported")
     return summary
@@ -202,25 +204,49 @@ def _resolve(directory: Path, key: str) -> Path:
     return directory / DATA_DIR / relative.name
 
 
-def read_manifest_files(directory: Path) -> list[ManifestEntry]:
+def _data_file(directory: Path, key: Any, where: str, inside: Path) -> Path:
+    """The data file ``key`` names, which must be a relative S3 key and lead to a file inside ``inside``
+    (symlinks followed): the manifest is read from the export, and the export is not trusted."""
+    if not isinstance(key, str) or not key:
+        raise TransferError(f"{where}: dataFileS3Key is not a non-empty string")
+    relative = PurePosixPath(key)
+    parts = relative.parts
+    if not parts or relative.is_absolute() or "\\" in key or ":" in parts[0] or ".." in parts:
+        raise TransferError(
+            f"{where}: dataFileS3Key {key!r} is not a relative key inside the export (no leading /, no '..')"
+        )
+    path = _resolve(directory, key)
+    if not path.resolve().is_relative_to(inside.resolve()):
+        raise TransferError(f"{where}: dataFileS3Key {key!r} leads outside the export directory {inside}")
+    return path
+
+
+def read_manifest_files(directory: Path, inside: Path | None = None) -> list[ManifestEntry]:
+    """The data files of the export in ``directory``, each of which must be inside ``inside`` (the directory
+    the user named, which may hold the export under ``AWSDynamoDB/<ExportId>/``; default ``directory``)."""
     path = directory / FILES
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise TransferError(f"cannot read {path}: {error.strerror or error}")
+    except ValueError:
+        raise TransferError(f"{path} is not UTF-8 text")
     entries = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
+        where = f"{path}:{number}"
         try:
             entry = json.loads(line)
-            key = entry["dataFileS3Key"]
-        except (ValueError, KeyError, TypeError):
-            raise TransferError(f"{path}:{number}: not a manifest entry with a dataFileS3Key")
+        except ValueError:
+            entry = None
+        if not isinstance(entry, dict) or "dataFileS3Key" not in entry:
+            raise TransferError(f"{where}: not a manifest entry with a dataFileS3Key")
         count = entry.get("itemCount")
-        entries.append(
-            ManifestEntry(_resolve(directory, key), key, count if isinstance(count, int) else None)
-        )
+        if count is not None and (type(count) is not int or count < 0):
+            raise TransferError(f"{where}: itemCount is not a whole number of 0 or more")
+        key = entry["dataFileS3Key"]
+        entries.append(ManifestEntry(_data_file(directory, key, where, inside or directory), key, count))
     missing = [str(e.path) for e in entries if not e.path.is_file()]
     if missing:
         raise TransferError(f"export {directory} is missing data file(s): {', '.join(missing)}")

@@ -18,6 +18,17 @@ from .tabledef import TABLE_FILE
 
 GZIP_MAGIC = b"\x1f\x8b"
 
+#: The longest line read whole (bytes, without its newline); a longer one is rejected unread and the import goes
+#: on at the next line. No item exceeds 400 KB, and compact DynamoDB JSON (as AWS's export and dynabase's write
+#: it) spells a byte of an item in at most about 9 bytes: a control character escaped as ``\\u001f`` takes 6,
+#: a one-letter attribute holding NULL (2 bytes of item size) ``"a":{"NULL":true},`` 18. So a 400 KB item is
+#: at most ~3.6 MB of text; 8 MiB leaves room for that and for padding, and bounds what one line may cost in
+#: memory (only numbers spelled with 100+ leading zeros, or a line padded with whitespace, go beyond it).
+MAX_LINE_BYTES = 8 << 20
+#: bytes of a too-long line kept (in its rejects record), and the step it is skipped in
+KEPT_BYTES = 1024
+SKIP_BYTES = 1 << 20
+
 
 @dataclass
 class DataFile:
@@ -28,6 +39,13 @@ class DataFile:
     size: int
     #: items the manifest says the file holds (S3 exports)
     expected_items: int | None = None
+    #: the file's modification time (ns), device and inode when it was opened
+    identity: tuple[int, int, int] = (0, 0, 0)
+
+    @property
+    def fingerprint(self) -> list[Any]:
+        """What an import checkpoint records of the file, to resume only in this very file as it was."""
+        return [self.display, self.size, *self.identity]
 
 
 @dataclass
@@ -60,10 +78,11 @@ def _is_gzip(path: Path) -> bool:
 
 def _data_file(path: Path, display: str, expected: int | None = None) -> DataFile:
     try:
-        size = path.stat().st_size
+        stat = path.stat()
     except OSError as error:
         raise TransferError(f"cannot read {path}: {error.strerror or error}")
-    return DataFile(path, display, _is_gzip(path), size, expected)
+    identity = (stat.st_mtime_ns, stat.st_dev, stat.st_ino)
+    return DataFile(path, display, _is_gzip(path), stat.st_size, expected, identity)
 
 
 def open_source(path: str | os.PathLike[str]) -> Source:
@@ -83,7 +102,7 @@ def open_source(path: str | os.PathLike[str]) -> Source:
         summary = s3format.read_summary(root)
         files = [
             _data_file(entry.path, str(entry.path.relative_to(given)), entry.item_count)
-            for entry in s3format.read_manifest_files(root)
+            for entry in s3format.read_manifest_files(root, inside=given)
         ]
         table_file = next((p for p in (root / TABLE_FILE, given / TABLE_FILE) if p.is_file()), None)
         arn = summary.get("tableArn") or ""
@@ -96,39 +115,60 @@ def open_source(path: str | os.PathLike[str]) -> Source:
     return Source("jsonl", given, [_data_file(given, given.name)], table_file)
 
 
+def _open(data_file: DataFile) -> IO[bytes]:
+    opener: Any = gzip.open if data_file.compressed else open
+    handle: IO[bytes] = opener(data_file.path, "rb")
+    return handle
+
+
+def _read_line(handle: IO[bytes], limit: int) -> tuple[bytes, int]:
+    """The next line and its size in bytes; of a line longer than ``limit``, only its first
+    :data:`KEPT_BYTES` (the rest is read past in steps, never held)."""
+    raw = handle.readline(limit + 1)
+    if len(raw) <= limit or raw.endswith(b"\n"):
+        return raw, len(raw)
+    kept, size = raw[:KEPT_BYTES], len(raw)
+    del raw
+    while True:
+        step = handle.readline(SKIP_BYTES)
+        size += len(step)
+        if not step or step.endswith(b"\n"):
+            return kept, size
+
+
 def read_lines(
-    data_file: DataFile, start_line: int = 0, start_offset: int = 0
-) -> Iterator[tuple[int, int, bytes]]:
-    """``(line number, offset after the line, raw line)`` from just after ``start_line``/``start_offset``.
+    data_file: DataFile, start_line: int = 0, start_offset: int = 0, limit: int = MAX_LINE_BYTES
+) -> Iterator[tuple[int, int, bytes, int]]:
+    """``(line number, offset after the line, raw line, its size)`` from just after
+    ``start_line``/``start_offset``. A line longer than ``limit`` bytes comes as its first
+    :data:`KEPT_BYTES` only (``size > len(raw)``), so no more than ``limit`` bytes of a line are ever held.
 
     Offsets count bytes of the (decompressed) text. A plain file seeks straight to ``start_offset``; a gzip'd
     one is decompressed from the start and the first ``start_line`` lines skipped unparsed.
     """
-    handle: IO[bytes]
     try:
-        opener: Any = gzip.open if data_file.compressed else open
-        handle = opener(data_file.path, "rb")  # closed in finally
+        handle = _open(data_file)  # closed in finally
     except OSError as error:
         raise TransferError(f"cannot read {data_file.display}: {error.strerror or error}")
     line, offset = 0, 0
     try:
         if data_file.compressed:
             while line < start_line:
-                raw = handle.readline()
-                if not raw:
+                raw, size = _read_line(handle, limit)
+                if not size:
                     break
                 line += 1
-                offset += len(raw)
+                offset += size
         elif start_offset:
             handle.seek(start_offset)
             line, offset = start_line, start_offset
         while True:
-            raw = handle.readline()
-            if not raw:
+            raw, size = _read_line(handle, limit)
+            if not size:
                 return
             line += 1
-            offset += len(raw)
-            yield line, offset, raw
+            offset += size
+            yield line, offset, raw, size
     except (OSError, EOFError, zlib.error) as error:
         detail: Any = getattr(error, "strerror", None) or error
         raise TransferError(f"{data_file.display}: read failed after line {line}: {detail}")

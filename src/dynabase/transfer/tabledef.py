@@ -154,8 +154,15 @@ def read_table_file(path: Path) -> dict[str, Any]:
         raise TransferError(f"table description {path} is not valid JSON: {error}")
     if not isinstance(document, dict) or not isinstance(document.get("CreateTable"), dict):
         raise TransferError(f"{path} is not a dynabase table description (no CreateTable parameters)")
-    if document.get("version", TABLE_FILE_VERSION) > TABLE_FILE_VERSION:
-        raise TransferError(f"{path} was written by a newer dynabase (version {document['version']})")
+    version = document.get("version", TABLE_FILE_VERSION)
+    if type(version) is not int:
+        raise TransferError(f"{path}: version is not a whole number")
+    if version > TABLE_FILE_VERSION:
+        raise TransferError(f"{path} was written by a newer dynabase (version {version})")
+    if not isinstance(document.get("TableName", ""), str):
+        raise TransferError(f"{path}: TableName is not a string")
+    if not isinstance(document.get("TimeToLive") or {}, dict):
+        raise TransferError(f"{path}: TimeToLive is not an object or null")
     return document
 
 
