@@ -17,16 +17,16 @@ for epoch milliseconds.  Anything else in another format is left as it is, so it
 from __future__ import annotations
 
 import base64
-import contextlib
 import json
 import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from installs import file_lock
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ONETABLE_PREFIX = REPO_ROOT / ".cache" / "onetable"
@@ -47,22 +47,6 @@ class OneTableUnavailable(RuntimeError):
 # -- installing OneTable ------------------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows
-            yield
-            return
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def _installed_version(prefix: Path, package: str) -> str | None:
     try:
         return json.loads((prefix / "node_modules" / package / "package.json").read_text())["version"]
@@ -77,7 +61,7 @@ def ensure_onetable(prefix: Path = ONETABLE_PREFIX) -> Path:
         raise OneTableUnavailable(
             "node and npm are not on the PATH: cannot install and run dynamodb-onetable to compare with"
         )
-    with _file_lock(prefix / ".install.lock"):
+    with file_lock(prefix / ".install.lock"):
         if all(_installed_version(prefix, name) == version for name, version in NPM_PACKAGES.items()):
             return prefix
         command = [

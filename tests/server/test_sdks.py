@@ -12,7 +12,6 @@ Both install what they need on a fresh machine:
 from __future__ import annotations
 
 import base64
-import contextlib
 import json
 import os
 import shutil
@@ -24,28 +23,14 @@ from typing import Any
 
 import pytest
 
+from installs import file_lock
+
 from .helpers import boto_client
 
 REPO = Path(__file__).resolve().parents[2]
 JS_PREFIX = REPO / ".cache" / "js-sdk"
 AWSCLI_TARGET = REPO / ".cache" / "awscli"
 JS_SDK = "@aws-sdk/client-dynamodb@3"
-
-
-@contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover
-            yield
-            return
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +100,7 @@ def _install_js_sdk() -> Path:
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
         pytest.skip("node and npm are not on the PATH: cannot run the AWS SDK for JavaScript smoke test")
-    with _file_lock(JS_PREFIX / ".install.lock"):
+    with file_lock(JS_PREFIX / ".install.lock"):
         if not (JS_PREFIX / "node_modules" / "@aws-sdk" / "client-dynamodb" / "package.json").is_file():
             result = subprocess.run(
                 [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(JS_PREFIX), JS_SDK],
@@ -156,7 +141,7 @@ def _aws_cli() -> list[str]:
     probe = subprocess.run([sys.executable, "-c", "import awscli"], capture_output=True)
     if probe.returncode == 0:
         return [sys.executable, "-m", "awscli"]
-    with _file_lock(AWSCLI_TARGET.parent / ".awscli.lock"):
+    with file_lock(AWSCLI_TARGET.parent / ".awscli.lock"):
         if not (AWSCLI_TARGET / "awscli").is_dir():
             result = subprocess.run(
                 [
