@@ -3,20 +3,35 @@ put that keeps the newer version; a lost answer, a slow write and a lost conflic
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..clock import DELETED_ATTR, SCOPE_ATTR, SEQ_ATTR, SYNC_ATTRS, VERSION_ATTR, next_version
+from ..clock import DELETED_ATTR, SCOPE_ATTR, SEQ_ATTR, SYNC_ATTRS, VERSION_ATTR, next_version, version_parts
 from ..model.syncmeta import ModelSync
+from ..types import MAX_ITEM_SIZE, item_size
 from .records import SyncResult, error_code, pulled_change, version_of
 from .resolve import resolve
 
 if TYPE_CHECKING:
     from .core import Sync
 
+log = logging.getLogger("dynabase.sync")
 #: the cloud keeps a pushed version only over an older one
 _CONDITION = "attribute_not_exists(#v) OR #v < :v"
+#: an update of an item the cloud had: it must still be there (an item without metadata counts as older)
+_UPDATE_CONDITION = "(attribute_exists(#k) AND attribute_not_exists(#v)) OR #v < :v"
+
+
+@dataclass
+class _Round:
+    """What one page of changes settles besides acknowledgements."""
+
+    acks: list[dict[str, Any]] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)
+    discards: list[dict[str, Any]] = field(default_factory=list)
 
 
 def push(sync: Sync, stop: threading.Event | None) -> SyncResult:
@@ -28,19 +43,33 @@ def push(sync: Sync, stop: threading.Event | None) -> SyncResult:
         if not changes:
             break
         _pin(sync, changes)
-        acks = []
+        round = _Round()
         for change in changes:
             after = change["Seq"]
-            ack = _push_one(sync, change, result)
+            ack = _push_one(sync, change, result, round)
             if ack is not None:
-                acks.append(ack)
-        if acks:
-            sync.client.ack_changes(
-                TableName=sync.device.name, Acks=acks, TombstoneSeconds=sync.tombstone_ttl
-            )
+                round.acks.append(ack)
+        _settle(sync, round, result)
         if sync.progress:
             sync.progress("push", result.pushed)
     return result
+
+
+def _settle(sync: Sync, round: _Round, result: SyncResult) -> None:
+    """Acknowledge what landed, set aside what the cloud refused, undo what must not be pushed."""
+    name = sync.device.name
+    if round.acks:
+        sync.client.ack_changes(TableName=name, Acks=round.acks, TombstoneSeconds=sync.tombstone_ttl)
+    if round.refused:
+        result.quarantined += sync.client.quarantine_changes(TableName=name, Entries=round.refused)[
+            "Quarantined"
+        ]
+        for entry in round.refused:
+            log.warning("sync: change of %s refused, quarantined: %s", entry["Key"], entry["Reason"])
+    if round.discards:
+        result.discarded += sync.client.discard_changes(TableName=name, Discards=round.discards)["Discarded"]
+        for entry in round.discards:
+            log.warning("sync: device write of %s discarded: %s", entry["Key"], entry["Why"])
 
 
 def _pin(sync: Sync, changes: list[dict[str, Any]]) -> None:
@@ -60,41 +89,101 @@ def _pin(sync: Sync, changes: list[dict[str, Any]]) -> None:
         sync.client.pin_versions(TableName=sync.device.name, Pins=pins)
 
 
-def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult) -> dict[str, Any] | None:
-    """Push one change; the ack to send (None when the change was settled otherwise, by a conflict)."""
+def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult, round: _Round) -> dict[str, Any] | None:
+    """Push one change; the ack to send (None when the change was settled otherwise: a conflict, a refusal,
+    a discard)."""
     item = change.get("Item")
     source = item if item is not None else change.get("OldItem")
     model = sync.plan.model_of(source)
     ack = {"Key": change["Key"], "Seq": change["Seq"]}
-    if model is None or not model.pushes or source is None:
-        return ack  # not a model that syncs up: nothing to push
+    if model is None or source is None:
+        return ack  # not a model that syncs: nothing to push
+    if not model.pushes:  # the cloud owns it: the device's write is undone
+        why = f"process.{model.name}.sync is down: the cloud owns its items"
+        round.discards.append({**ack, "Item": _cloud_copy(sync, model, change["Key"]), "Why": why})
+        return None
     version = change["Version"]
-    cloud_item = _cloud_item_of(sync, model, item, source, change["Key"], version)
+    try:
+        cloud_item = _cloud_item_of(sync, model, item, source, change["Key"], version)
+    except ValueError as error:  # a scope the item cannot render: no device could ever receive it
+        round.refused.append({**ack, "Reason": str(error)})
+        return None
+    size = item_size(cloud_item)
+    if size > MAX_ITEM_SIZE:
+        reason = (
+            f"the item with its sync metadata is {size} bytes, above DynamoDB's {MAX_ITEM_SIZE}-byte limit"
+        )
+        round.refused.append({**ack, "Reason": reason})
+        return None
+    # an update of an item the cloud had (a version to start from) must find it there: if it has gone, a
+    # delete's tombstone expired before this device could see it (see _gone)
+    revalidate = item is not None and "Base" in change and "Fields" in change
+    names = {"#v": VERSION_ATTR, **({"#k": sync.key_names[0]} if revalidate else {})}
     stamped = time.monotonic()
     try:
         sync._cloud(
             "put_item",
             TableName=sync.cloud.name,
             Item=cloud_item,
-            ConditionExpression=_CONDITION,
-            ExpressionAttributeNames={"#v": VERSION_ATTR},
+            ConditionExpression=_UPDATE_CONDITION if revalidate else _CONDITION,
+            ExpressionAttributeNames=names,
             ExpressionAttributeValues={":v": {"S": version}},
             ReturnValuesOnConditionCheckFailure="ALL_OLD",
         )
     except Exception as error:
-        if error_code(error) != "ConditionalCheckFailedException":
+        code = error_code(error)
+        if code == "ValidationException":  # this item, not the endpoint: set it aside, go on with the rest
+            message = ((getattr(error, "response", None) or {}).get("Error") or {}).get("Message") or str(
+                error
+            )
+            round.refused.append({**ack, "Reason": f"{code}: {message}"})
+            return None
+        if code != "ConditionalCheckFailedException":
             raise
         current = (getattr(error, "response", None) or {}).get("Item") or _cloud_get(sync, change["Key"])
         held = version_of(current)
         if held is not None and held == version:  # our own write, landed before (a retry after a lost answer)
             _restamp(sync, change["Key"], version)
             return {**ack, "Version": version}
+        if current is None and revalidate:
+            return _gone(sync, model, change, result, round)
         return _lost(sync, model, change, item, current, result)
     if time.monotonic() - stamped > sync.overlap_ms / 3000:  # a slow write: its arrival stamp is re-dated
         _restamp(sync, change["Key"], version)
     result.pushed += 1
     result.deletes += item is None
     return {**ack, "Version": version}
+
+
+def _gone(
+    sync: Sync, model: ModelSync, change: dict[str, Any], result: SyncResult, round: _Round
+) -> dict[str, Any] | None:
+    """An update of an item the cloud no longer has, nor its tombstone: it was deleted at least a tombstone
+    lifetime ago. An edit made since is newer than that delete: it is pushed (the item comes back, last writer
+    wins). An older one lost to the delete: it is discarded (a device that pulls the model deletes its copy;
+    an ``up`` model's device keeps its own, as for any lost conflict) and reported, never resurrected."""
+    edited_ms = version_parts(change["Version"])[0]
+    if edited_ms > sync.now_ms() - sync.tombstone_ttl * 1000:
+        return _push_one(sync, {k: v for k, v in change.items() if k != "Fields"}, result, round)
+    why = "an edit older than the delete of the item in the cloud (its tombstone has expired)"
+    if model.pulls:
+        round.discards.append({"Key": change["Key"], "Seq": change["Seq"], "Why": why})
+        return None
+    result.discarded += 1
+    log.warning("sync: device change of %s discarded: %s", change["Key"], why)
+    return {"Key": change["Key"], "Seq": change["Seq"]}
+
+
+def _cloud_copy(sync: Sync, model: ModelSync, key: dict[str, Any]) -> dict[str, Any] | None:
+    """The cloud's live item at ``key`` when it is in this device's scope (what the device should hold)."""
+    current = _cloud_get(sync, key)
+    if current is None or current.get(DELETED_ATTR) or version_of(current) is None:
+        return None
+    try:
+        mine = sync.plan.item_scope(model, current) == sync.plan.device_scope(model, sync.device_id)
+    except ValueError:
+        return None
+    return current if mine else None
 
 
 def _cloud_item_of(

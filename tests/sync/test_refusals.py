@@ -1,0 +1,246 @@
+"""Changes the cloud refuses, device writes the cloud owns, and edits of items deleted while a device was away:
+none of them stops the rest of the sync, none vanishes without a word, none resurrects a deleted item."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+import dynabase
+from dynabase.model import Table
+from dynabase.model.errors import ModelDisabledError
+from dynabase.sync import Sync
+from dynabase.types import MAX_ITEM_SIZE
+
+SCHEMA = {
+    "format": "onetable:1.1.0",
+    "version": "0.0.1",
+    "indexes": {"primary": {"hash": "pk", "sort": "sk"}},
+    "params": {"isoDates": True, "timestamps": True},
+    "process": {
+        "Reading": {"sync": "up", "scope": "${deviceId}"},
+        "Setting": {"sync": "down", "scope": "${deviceId}"},
+        "Note": {"sync": "both"},
+    },
+    "models": {
+        "Reading": {
+            "pk": {"type": "string", "value": "reading#"},
+            "sk": {"type": "string", "value": "reading#${id}"},
+            "id": {"type": "string", "required": True},
+            "deviceId": {"type": "string"},
+            "value": {"type": "string"},
+        },
+        "Setting": {
+            "pk": {"type": "string", "value": "dev#${deviceId}"},
+            "sk": {"type": "string", "value": "setting#${name}"},
+            "deviceId": {"type": "string", "required": True},
+            "name": {"type": "string", "required": True},
+            "value": {"type": "string"},
+        },
+        "Note": {
+            "pk": {"type": "string", "value": "note#"},
+            "sk": {"type": "string", "value": "note#${id}"},
+            "id": {"type": "string", "required": True},
+            "text": {"type": "string"},
+        },
+    },
+}
+
+
+class World:
+    def __init__(self, cloud_client: Any) -> None:
+        self.name = f"refuse-{uuid.uuid4().hex[:10]}"
+        self.cloud_client = cloud_client
+        self.cloud = Table(self.name, cloud_client, SCHEMA, side="cloud")
+        self.cloud.create_table()
+        self.devices: list[Table] = []
+
+    def device(self, device_id: str, clock: Any = None, **options: Any) -> tuple[Table, Sync]:
+        table = Table(self.name, dynabase.connect(":memory:", clock=clock), SCHEMA, side="device")
+        table.create_table()
+        self.devices.append(table)
+        return table, Sync(table, self.cloud, device_id=device_id, **options)
+
+    def cloud_item(self, pk: str, sk: str) -> dict | None:
+        key = {"pk": {"S": pk}, "sk": {"S": sk}}
+        return self.cloud_client.get_item(TableName=self.name, Key=key, ConsistentRead=True).get("Item")
+
+    def close(self) -> None:
+        for table in self.devices:
+            table.client.close()
+        self.cloud_client.delete_table(TableName=self.name)
+
+
+@pytest.fixture
+def world(client: Any) -> Any:
+    world = World(client)
+    yield world
+    world.close()
+
+
+def _raw_reading(device: Table, id: str, **extra: Any) -> None:
+    item = {"pk": {"S": "reading#"}, "sk": {"S": f"reading#{id}"}, "_type": {"S": "Reading"}, "id": {"S": id}}
+    device.client.put_item(TableName=device.name, Item={**item, **{k: {"S": v} for k, v in extra.items()}})
+
+
+# -- 5. one refused change does not block the device ----------------------------------------------------------
+
+
+def test_a_change_the_cloud_refuses_is_quarantined_and_the_rest_syncs(world: World) -> None:
+    d1, s1 = world.device("dev1")
+    _raw_reading(d1, "noscope", value="v")  # no deviceId: its scope cannot be rendered
+    _raw_reading(
+        d1, "huge", deviceId="x" * 3000
+    )  # a 3000-byte scope: over the sync index's 2048-byte hash key
+    d1.Reading.create({"id": "ok", "deviceId": "dev1", "value": "1"})
+    world.cloud.Note.create({"id": "n1", "text": "from the cloud"})
+    result = s1.sync_once()
+    assert (result.pushed, result.pulled, result.quarantined) == (1, 1, 2)
+    assert result.in_step  # what is set aside is not pending
+    assert world.cloud_item("reading#", "reading#ok") is not None
+    assert d1.Note.get({"id": "n1"})["text"] == "from the cloud"
+    status = s1.status()
+    assert status.pending == 0
+    reasons = {q["key"]["sk"]: q for q in status.quarantined}
+    assert set(reasons) == {"reading#noscope", "reading#huge"}
+    assert reasons["reading#noscope"]["model"] == "Reading"
+    assert "process.Reading.scope '${deviceId}' needs deviceId" in reasons["reading#noscope"]["reason"]
+    assert reasons["reading#huge"]["reason"].startswith("ValidationException: ")
+    # the next rounds do not try them again, and go on with new changes
+    d1.Reading.create({"id": "later", "deviceId": "dev1"})
+    again = s1.sync_once()
+    assert (again.pushed, again.quarantined) == (1, 0)
+    # a retry pushes them once more (refused again: the item did not change); a drop forgets the change
+    assert s1.retry([{"pk": "reading#", "sk": "reading#noscope"}]) == 1
+    assert s1.sync_once().quarantined == 1
+    assert s1.drop() == 2
+    assert s1.status().quarantined == [] and s1.pending() == 0
+    assert d1.Reading.get({"id": "huge"}) is not None  # the device keeps its item
+    # a new write of a set-aside key is a new change: pushed as any other
+    _raw_reading(d1, "noscope", deviceId="dev1")
+    assert s1.sync_once().pushed == 1
+    assert world.cloud_item("reading#", "reading#noscope")["deviceId"] == {"S": "dev1"}
+
+
+def test_quarantine_keys_are_checked(world: World) -> None:
+    _, s1 = world.device("dev1")
+    with pytest.raises(ValueError, match=r"primary key: \{pk, sk\}"):
+        s1.retry([{"pk": "reading#"}])
+    assert s1.retry([{"pk": "reading#", "sk": "reading#nothing"}]) == 0
+
+
+def test_a_write_without_room_for_the_sync_metadata_is_refused_at_the_write(world: World) -> None:
+    d1, s1 = world.device("dev1")
+    base = {"pk": {"S": "reading#"}, "sk": {"S": "reading#big"}, "_type": {"S": "Reading"}}
+    base["deviceId"] = {"S": "dev1"}
+    overhead = dynabase.types.item_size({**base, "value": {"S": ""}})
+    fits = {**base, "value": {"S": "v" * (MAX_ITEM_SIZE - overhead)}}  # exactly 400 KB: the engine takes it
+    assert dynabase.types.item_size(fits) == MAX_ITEM_SIZE
+    with pytest.raises(ClientError, match="bytes of sync metadata") as refused:
+        d1.client.put_item(TableName=d1.name, Item=fits)
+    assert refused.value.response["Error"]["Code"] == "ValidationException"
+    assert s1.pending() == 0
+    room = MAX_ITEM_SIZE - overhead - d1.sync_plan.metadata_reserve("dev1")
+    d1.client.put_item(TableName=d1.name, Item={**base, "value": {"S": "v" * room}})
+    result = s1.sync_once()
+    assert (result.pushed, result.quarantined) == (1, 0)  # what the device takes, the cloud takes
+    # models that do not sync have the whole 400 KB
+    plain = {"pk": {"S": "x"}, "sk": {"S": "y"}, "_type": {"S": "Other"}}
+    plain["value"] = {"S": "v" * (MAX_ITEM_SIZE - dynabase.types.item_size({**plain, "value": {"S": ""}}))}
+    d1.client.put_item(TableName=d1.name, Item=plain)
+
+
+# -- 7. device writes of a model the cloud owns --------------------------------------------------------------
+
+
+def test_the_entity_layer_refuses_device_writes_of_a_down_model(world: World) -> None:
+    d1, s1 = world.device("dev1")
+    world.cloud.Setting.create({"deviceId": "dev1", "name": "rate", "value": "5"})
+    s1.sync_once()
+    for write in (
+        lambda: d1.Setting.create({"deviceId": "dev1", "name": "mine", "value": "1"}),
+        lambda: d1.Setting.update({"deviceId": "dev1", "name": "rate", "value": "9"}),
+        lambda: d1.Setting.upsert({"deviceId": "dev1", "name": "rate", "value": "9"}),
+        lambda: d1.Setting.remove({"deviceId": "dev1", "name": "rate"}),
+    ):
+        with pytest.raises(ModelDisabledError, match=r"process\.Setting\.sync is 'down'"):
+            write()
+    assert d1.Setting.get({"deviceId": "dev1", "name": "rate"})["value"] == "5"  # reads still work
+
+
+def test_raw_device_writes_of_a_down_model_are_undone_and_reported(world: World, caplog: Any) -> None:
+    d1, s1 = world.device("dev1")
+    world.cloud.Setting.create({"deviceId": "dev1", "name": "rate", "value": "5"})
+    s1.sync_once()
+    key = {"pk": {"S": "dev#dev1"}, "sk": {"S": "setting#rate"}}
+    d1.client.update_item(
+        TableName=d1.name,
+        Key=key,
+        UpdateExpression="SET #v = :v",
+        ExpressionAttributeNames={"#v": "value"},
+        ExpressionAttributeValues={":v": {"S": "9"}},
+    )
+    mine = {"pk": {"S": "dev#dev1"}, "sk": {"S": "setting#mine"}, "_type": {"S": "Setting"}}
+    d1.client.put_item(TableName=d1.name, Item={**mine, "deviceId": {"S": "dev1"}, "name": {"S": "mine"}})
+    with caplog.at_level(logging.WARNING, logger="dynabase.sync"):
+        result = s1.sync_once()
+    assert (result.discarded, result.pushed, result.deletes) == (2, 0, 0)
+    assert "process.Setting.sync is down" in caplog.text
+    assert d1.Setting.get({"deviceId": "dev1", "name": "rate"})["value"] == "5"  # the cloud's again
+    assert d1.Setting.get({"deviceId": "dev1", "name": "mine"}) is None
+    assert world.cloud_item("dev#dev1", "setting#mine") is None
+    assert s1.pending() == 0 and s1.sync_once().discarded == 0
+
+
+def test_the_cli_lists_retries_and_drops_refused_changes(
+    tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    import json
+
+    from backends import boto3_client
+    from dynabase.cli.main import main
+    from dynabase.server import run_in_thread
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "fake")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "fake")
+    engine = dynabase.Engine(":memory:")
+    url, stop = run_in_thread(engine)
+    try:
+        Table("clitable", boto3_client("dynamodb", url), SCHEMA, side="cloud").create_table()
+        schema, db = tmp_path / "schema.json", tmp_path / "device.db"
+        schema.write_text(json.dumps(SCHEMA))
+        device = Table("clitable", dynabase.connect(str(db)), SCHEMA, side="device")
+        device.create_table()
+        _raw_reading(device, "a")
+        _raw_reading(device, "b")
+        device.client.close()
+        common = [str(schema), "--db", str(db), "--table", "clitable", "--endpoint-url", url]
+        assert main(["sync", *common, "--device-id", "dev1", "--once"]) == 0  # the rest is in step
+        assert "2 changes the cloud refused are set aside" in capsys.readouterr().err
+        assert main(["sync", "status", *common]) == 0
+        out = capsys.readouterr().out
+        assert "quarantined:     2" in out
+        assert 'Reading {"pk": "reading#", "sk": "reading#a"}' in out and "needs deviceId" in out
+        assert main(["sync", "quarantine", *common, "--json"]) == 0
+        listed = json.loads(capsys.readouterr().out)
+        assert [e["key"]["sk"] for e in listed] == ["reading#a", "reading#b"]
+        key = json.dumps(listed[0]["key"])
+        assert main(["sync", "quarantine", *common, "--retry", key]) == 0
+        assert "1 changes will be pushed again" in capsys.readouterr().err
+        assert main(["sync", "quarantine", *common, "--drop", '{"pk": "reading#", "sk": "nope"}']) == 1
+        assert "1 of the keys given are not in the quarantine" in capsys.readouterr().err
+        assert main(["sync", "quarantine", *common, "--drop-all"]) == 0
+        assert main(["sync", "quarantine", *common]) == 0
+        assert capsys.readouterr().out.startswith("0 changes the cloud refused")
+        assert main(["sync", "status", *common, "--retry-all"]) == 1
+        assert "go with: quarantine SCHEMA" in capsys.readouterr().err
+        with pytest.raises(SystemExit):
+            main(["sync", "quarantine", *common, "--retry", "pk=1"])
+        assert "--retry: not JSON" in capsys.readouterr().err
+    finally:
+        stop()
+        engine.close()
