@@ -4,7 +4,6 @@ none of them stops the rest of the sync, none vanishes without a word, none resu
 from __future__ import annotations
 
 import logging
-import uuid
 from typing import Any
 
 import pytest
@@ -13,14 +12,13 @@ from botocore.exceptions import ClientError
 import dynabase
 from dynabase.model import Table
 from dynabase.model.errors import ModelDisabledError
-from dynabase.sync import Sync
 from dynabase.types import MAX_ITEM_SIZE
 
+from .test_sync import SCHEMA as BASE
+from .test_sync import World
+
 SCHEMA = {
-    "format": "onetable:1.1.0",
-    "version": "0.0.1",
-    "indexes": {"primary": {"hash": "pk", "sort": "sk"}},
-    "params": {"isoDates": True, "timestamps": True},
+    **BASE,
     "process": {
         "Reading": {"sync": "up", "scope": "${deviceId}"},
         "Setting": {"sync": "down", "scope": "${deviceId}"},
@@ -34,50 +32,15 @@ SCHEMA = {
             "deviceId": {"type": "string"},
             "value": {"type": "string"},
         },
-        "Setting": {
-            "pk": {"type": "string", "value": "dev#${deviceId}"},
-            "sk": {"type": "string", "value": "setting#${name}"},
-            "deviceId": {"type": "string", "required": True},
-            "name": {"type": "string", "required": True},
-            "value": {"type": "string"},
-        },
-        "Note": {
-            "pk": {"type": "string", "value": "note#"},
-            "sk": {"type": "string", "value": "note#${id}"},
-            "id": {"type": "string", "required": True},
-            "text": {"type": "string"},
-        },
+        "Setting": BASE["models"]["Setting"],
+        "Note": BASE["models"]["Note"],
     },
 }
 
 
-class World:
-    def __init__(self, cloud_client: Any) -> None:
-        self.name = f"refuse-{uuid.uuid4().hex[:10]}"
-        self.cloud_client = cloud_client
-        self.cloud = Table(self.name, cloud_client, SCHEMA, side="cloud")
-        self.cloud.create_table()
-        self.devices: list[Table] = []
-
-    def device(self, device_id: str, clock: Any = None, **options: Any) -> tuple[Table, Sync]:
-        table = Table(self.name, dynabase.connect(":memory:", clock=clock), SCHEMA, side="device")
-        table.create_table()
-        self.devices.append(table)
-        return table, Sync(table, self.cloud, device_id=device_id, **options)
-
-    def cloud_item(self, pk: str, sk: str) -> dict | None:
-        key = {"pk": {"S": pk}, "sk": {"S": sk}}
-        return self.cloud_client.get_item(TableName=self.name, Key=key, ConsistentRead=True).get("Item")
-
-    def close(self) -> None:
-        for table in self.devices:
-            table.client.close()
-        self.cloud_client.delete_table(TableName=self.name)
-
-
 @pytest.fixture
 def world(client: Any) -> Any:
-    world = World(client)
+    world = World(client, SCHEMA)
     yield world
     world.close()
 
