@@ -4,6 +4,7 @@ none of them stops the rest of the sync, none vanishes without a word, none resu
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 import pytest
@@ -207,3 +208,68 @@ def test_the_cli_lists_retries_and_drops_refused_changes(
     finally:
         stop()
         engine.close()
+
+
+# -- 4. an edit of an item deleted while the device was away -----------------------------------------------------
+
+DAY = 86400.0
+
+
+def _sweep(world: World, pk: str, sk: str) -> None:
+    """What DynamoDB's TTL does to an expired tombstone."""
+    world.cloud_client.delete_item(TableName=world.name, Key={"pk": {"S": pk}, "sk": {"S": sk}})
+
+
+def test_an_old_offline_edit_of_an_item_deleted_meanwhile_is_not_resurrected(caplog: Any) -> None:
+    """B edits an item offline; later A deletes it; the tombstone expires and is swept; B comes back: its edit
+    lost to the delete, so it is discarded and reported, and the item stays deleted everywhere."""
+    clock = {"a": time.time() - 50 * DAY, "b": time.time() - 50 * DAY}
+    world = World(dynabase.connect(":memory:"), SCHEMA)  # no Date header: the devices' clocks are the time
+    try:
+        a, sa = world.device("devA", clock=lambda: clock["a"])
+        b, sb = world.device("devB", clock=lambda: clock["b"])
+        a.Note.create({"id": "x", "text": "v1"})
+        a.Reading.create({"id": "r", "deviceId": "devA", "value": "1"})
+        sa.sync_once()
+        sb.sync_once()
+        clock["b"] += 10 * DAY  # B, offline, edits
+        b.Note.update({"id": "x", "text": "B's offline edit"})
+        clock["a"] += 11 * DAY  # A deletes later, and syncs
+        a.Note.remove({"id": "x"})
+        assert sa.sync_once().in_step
+        a.Reading.update({"id": "r", "value": "old edit"})  # an up-only item, edited before the cloud lost it
+        _sweep(world, "note#", "note#x")  # the tombstone expires (30 days) and is swept
+        _sweep(world, "reading#", "reading#r")  # (an up-only item removed in the cloud)
+        clock["a"] = clock["b"] = time.time()  # 39 days on
+        a.Reading.create({"id": "later", "deviceId": "devA"})  # a genuinely new item
+        with caplog.at_level(logging.WARNING, logger="dynabase.sync"):
+            result = sb.sync_once()
+        assert (result.discarded, result.pushed) == (1, 0)
+        assert "older than the delete" in caplog.text
+        assert world.cloud_item("note#", "note#x") is None
+        assert b.Note.get({"id": "x"}) is None and sb.pending() == 0
+        assert a.Note.get({"id": "x"}) is None
+        assert (sa.sync_once().discarded, sa.status().pending) == (1, 0)
+        assert a.Note.get({"id": "x"}) is None
+        assert world.cloud_item("reading#", "reading#r") is None  # not resurrected either
+        assert a.Reading.get({"id": "r"})["value"] == "old edit"  # an up model's device keeps its copy
+        assert world.cloud_item("reading#", "reading#later") is not None
+    finally:
+        world.close()
+
+
+def test_an_edit_newer_than_a_swept_delete_is_pushed(world: World) -> None:
+    """The cloud lost the item, but the edit is younger than any delete whose tombstone could be gone: last
+    writer wins, the item comes back (on every backend: the revalidating condition, then the re-push)."""
+    d1, s1 = world.device("dev1")
+    d2, s2 = world.device("dev2")
+    d1.Note.create({"id": "x", "text": "v1"})
+    s1.sync_once()
+    s2.sync_once()
+    d2.Note.update({"id": "x", "text": "edited"})
+    _sweep(world, "note#", "note#x")
+    result = s2.sync_once()
+    assert (result.pushed, result.discarded) == (1, 0)
+    assert world.cloud_item("note#", "note#x")["text"] == {"S": "edited"}
+    s1.sync_once()
+    assert d1.Note.get({"id": "x"})["text"] == "edited"
