@@ -16,7 +16,7 @@ from dynabase.model.errors import ModelDisabledError
 from dynabase.types import MAX_ITEM_SIZE
 
 from .test_sync import SCHEMA as BASE
-from .test_sync import World
+from .test_sync import World, world_fixture
 
 SCHEMA = {
     **BASE,
@@ -39,11 +39,7 @@ SCHEMA = {
 }
 
 
-@pytest.fixture
-def world(client: Any) -> Any:
-    world = World(client, SCHEMA)
-    yield world
-    world.close()
+world = world_fixture(SCHEMA)
 
 
 def _raw_reading(device: Table, id: str, **extra: Any) -> None:

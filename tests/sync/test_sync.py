@@ -104,11 +104,19 @@ class World:
         self.cloud_client.delete_table(TableName=self.name)
 
 
-@pytest.fixture
-def world(client: Any) -> Any:
-    world = World(client)
-    yield world
-    world.close()
+def world_fixture(schema: dict) -> Any:
+    """A ``world`` fixture: a World of ``schema`` on the backend under test."""
+
+    @pytest.fixture
+    def world(client: Any) -> Any:
+        world = World(client, schema)
+        yield world
+        world.close()
+
+    return world
+
+
+world = world_fixture(SCHEMA)
 
 
 def _has_date_header(backend_name: str) -> bool:

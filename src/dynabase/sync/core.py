@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..clock import make_seq, seq_ms, wall_clock
 from ..model.codec import Decoder, encode_item
 from ..model.syncmeta import ModelSync, SyncPlan
+from . import unique
 from .errors import SyncError, classify
 from .offset import ClockOffset
 from .pull import pull
@@ -97,6 +98,8 @@ class Sync:
         self._lock = threading.Lock()
         primary = device.indexes["primary"]
         self.key_names = [n for n in (primary.hash, primary.sort) if n]
+        #: whether a synced model has unique fields (their sentinels travel with the items)
+        self._unique = any(unique.has_unique(self, name) for name in self.plan.models)
 
     # -- state and clock -------------------------------------------------------------------------------------
 
@@ -272,6 +275,7 @@ class Sync:
     # -- the device side of both halves ---------------------------------------------------------------------------
 
     def _apply(self, changes: list[dict[str, Any]], state: dict[str, str]) -> dict[str, Any]:
+        before = unique.local_before(self, changes) if self._unique else {}
         applied: dict[str, Any] = self.client.apply_changes(
             TableName=self.device.name,
             Changes=changes,
@@ -280,6 +284,8 @@ class Sync:
             Node=self.device_id,
             TombstoneSeconds=self.tombstone_ttl,
         )
+        if before:
+            unique.settle_local(self, before)
         return applied
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..clock import DELETED_ATTR, SCOPE_ATTR, SEQ_ATTR, SYNC_ATTRS, VERSION_ATTR, next_version, version_parts
 from ..model.syncmeta import ModelSync
 from ..types import MAX_ITEM_SIZE, item_size
+from . import unique
 from .records import SyncResult, error_code, pulled_change, version_of
 from .resolve import resolve
 
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("dynabase.sync")
 #: the cloud keeps a pushed version only over an older one
 _CONDITION = "attribute_not_exists(#v) OR #v < :v"
+_LANDED = object()
+_UNIQUE_ATTEMPTS = 3
 #: an update of an item the cloud had: it must still be there (an item without metadata counts as older)
 _UPDATE_CONDITION = "(attribute_exists(#k) AND attribute_not_exists(#v)) OR #v < :v"
 
@@ -118,8 +121,46 @@ def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult, round: _Ro
     # an update of an item the cloud had (a version to start from) must find it there: if it has gone, a
     # delete's tombstone expired before this device could see it (see _gone)
     revalidate = item is not None and "Base" in change and "Fields" in change
-    names = {"#v": VERSION_ATTR, **({"#k": sync.key_names[0]} if revalidate else {})}
     stamped = time.monotonic()
+    try:
+        if unique.has_unique(sync, model.name):
+            outcome = _put_unique(sync, change, item, cloud_item, revalidate)
+        else:
+            outcome = _put(sync, change, cloud_item, revalidate)
+    except unique.Taken as taken:  # another item holds one of its unique values: set it aside
+        round.refused.append({**ack, "Reason": str(taken)})
+        return None
+    except Exception as error:
+        code = error_code(error)
+        if code != "ValidationException":
+            raise
+        # this item, not the endpoint: set it aside, go on with the rest
+        message = ((getattr(error, "response", None) or {}).get("Error") or {}).get("Message") or str(error)
+        round.refused.append({**ack, "Reason": f"{code}: {message}"})
+        return None
+    if outcome is not _LANDED:  # the cloud item that stood in the way (None: there is none)
+        current = outcome
+        held = version_of(current)
+        if held is not None and held == version:  # our own write, landed before (a retry after a lost answer)
+            _restamp(sync, change["Key"], version)
+            return {**ack, "Version": version}
+        if current is None and revalidate:
+            return _gone(sync, model, change, result, round)
+        try:
+            return _lost(sync, model, change, item, current, result)
+        except unique.Taken as taken:  # what a resolver merged claims another item's value
+            round.refused.append({**ack, "Reason": str(taken)})
+            return None
+    if time.monotonic() - stamped > sync.overlap_ms / 3000:  # a slow write: its arrival stamp is re-dated
+        _restamp(sync, change["Key"], version)
+    result.pushed += 1
+    result.deletes += item is None
+    return {**ack, "Version": version}
+
+
+def _put(sync: Sync, change: dict[str, Any], cloud_item: dict[str, Any], revalidate: bool) -> Any:
+    """The conditional put of a change: :data:`_LANDED`, or the cloud item that failed the condition."""
+    names = {"#v": VERSION_ATTR, **({"#k": sync.key_names[0]} if revalidate else {})}
     try:
         sync._cloud(
             "put_item",
@@ -127,32 +168,34 @@ def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult, round: _Ro
             Item=cloud_item,
             ConditionExpression=_UPDATE_CONDITION if revalidate else _CONDITION,
             ExpressionAttributeNames=names,
-            ExpressionAttributeValues={":v": {"S": version}},
+            ExpressionAttributeValues={":v": {"S": change["Version"]}},
             ReturnValuesOnConditionCheckFailure="ALL_OLD",
         )
     except Exception as error:
-        code = error_code(error)
-        if code == "ValidationException":  # this item, not the endpoint: set it aside, go on with the rest
-            message = ((getattr(error, "response", None) or {}).get("Error") or {}).get("Message") or str(
-                error
-            )
-            round.refused.append({**ack, "Reason": f"{code}: {message}"})
-            return None
-        if code != "ConditionalCheckFailedException":
+        if error_code(error) != "ConditionalCheckFailedException":
             raise
-        current = (getattr(error, "response", None) or {}).get("Item") or _cloud_get(sync, change["Key"])
+        return (getattr(error, "response", None) or {}).get("Item") or _cloud_get(sync, change["Key"])
+    return _LANDED
+
+
+def _put_unique(
+    sync: Sync,
+    change: dict[str, Any],
+    item: dict[str, Any] | None,
+    cloud_item: dict[str, Any],
+    revalidate: bool,
+) -> Any:
+    """:func:`_put` for a model with unique fields: the item and its sentinels in one transaction, over the
+    cloud item read just before (read again when it moved in between, a few times)."""
+    current = None
+    for _ in range(_UNIQUE_ATTEMPTS):
+        current = _cloud_get(sync, change["Key"])
         held = version_of(current)
-        if held is not None and held == version:  # our own write, landed before (a retry after a lost answer)
-            _restamp(sync, change["Key"], version)
-            return {**ack, "Version": version}
-        if current is None and revalidate:
-            return _gone(sync, model, change, result, round)
-        return _lost(sync, model, change, item, current, result)
-    if time.monotonic() - stamped > sync.overlap_ms / 3000:  # a slow write: its arrival stamp is re-dated
-        _restamp(sync, change["Key"], version)
-    result.pushed += 1
-    result.deletes += item is None
-    return {**ack, "Version": version}
+        if (held is not None and held >= change["Version"]) or (current is None and revalidate):
+            return current
+        if unique.transact_put(sync, cloud_item, current, item):
+            return _LANDED
+    return current  # it keeps moving: the change stays pending (see _lost)
 
 
 def _gone(
@@ -260,15 +303,19 @@ def _lost(
         if merged is not None:
             version = next_version(sync.now_ms(), sync.device_id, version_of(current))
             cloud_item = _cloud_item_of(sync, model, merged, merged, change["Key"], version)
-            if not _conditional(
-                sync,
-                "put_item",
-                TableName=sync.cloud.name,
-                Item=cloud_item,
-                ConditionExpression="#v = :c",
-                ExpressionAttributeNames={"#v": VERSION_ATTR},
-                ExpressionAttributeValues={":c": {"S": version_of(current)}},
-            ):
+            if unique.has_unique(sync, model.name):
+                written = unique.transact_put(sync, cloud_item, current, merged)  # (Taken: refused, above)
+            else:
+                written = _conditional(
+                    sync,
+                    "put_item",
+                    TableName=sync.cloud.name,
+                    Item=cloud_item,
+                    ConditionExpression="#v = :c",
+                    ExpressionAttributeNames={"#v": VERSION_ATTR},
+                    ExpressionAttributeValues={":c": {"S": version_of(current)}},
+                )
+            if not written:
                 return None  # the cloud moved again: the change stays pending, the next round retries
             current = cloud_item
             result.pushed += 1
