@@ -11,6 +11,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 import dynabase
+from dynabase.clock import SEQ_ATTR, VERSION_ATTR, make_seq, make_version
 from dynabase.model import Table
 from dynabase.model.errors import ModelDisabledError
 from dynabase.types import MAX_ITEM_SIZE
@@ -269,3 +270,21 @@ def test_an_edit_newer_than_a_swept_delete_is_pushed(world: World) -> None:
     assert world.cloud_item("note#", "note#x")["text"] == {"S": "edited"}
     s1.sync_once()
     assert d1.Note.get({"id": "x"})["text"] == "edited"
+
+
+def test_a_full_resync_takes_the_cloud_item_even_when_it_went_back(world: World) -> None:
+    """The cloud forgot a newer version (its tombstone was swept, then an older create landed: docs/sync.md):
+    a device that resyncs in full takes what the cloud holds, instead of keeping its newer copy forever."""
+    d1, s1 = world.device("dev1", tombstone_ttl=3600)
+    world.cloud.Note.create({"id": "x", "text": "newer"})
+    s1.sync_once()
+    held = world.cloud_item("note#", "note#x")
+    older = {**held, "text": {"S": "older"}, VERSION_ATTR: {"S": make_version(1_000, 0, "dev9")}}
+    older[SEQ_ATTR] = {"S": make_seq(int(time.time() * 1000), "dev9")}
+    world.cloud_client.put_item(TableName=world.name, Item=older)
+    s1.sync_once()
+    assert d1.Note.get({"id": "x"})["text"] == "newer"  # an incremental pull keeps the newer version
+    stale = str(int((time.time() - 7200) * 1000))
+    d1.client.put_sync_state(TableName=world.name, State={"pulledAt:Note#": stale})
+    s1.sync_once()
+    assert d1.Note.get({"id": "x"})["text"] == "older"  # in step with the cloud again

@@ -475,8 +475,9 @@ def apply_changes(
     transaction.
 
     A change is applied when its version is newer than the key's: the pending local change's version (which
-    then is dropped: a conflict the local change lost), else the stored item's or the key's tombstone's.
-    Returns ``{"Applied", "Skipped", "Conflicts", "Deletes"}``.
+    then is dropped: a conflict the local change lost), else the stored item's or the key's tombstone's. A
+    change marked ``"Resync"`` (from a full resync: the cloud is the reference) replaces any other version of a
+    key without a pending change: the cloud may have lost a newer one (a swept tombstone). Returns ``{"Applied", "Skipped", "Conflicts", "Deletes"}``.
     """
     table = engine.catalog.get(table_name)
     counts = {"Applied": 0, "Skipped": 0, "Conflicts": 0, "Deletes": 0}
@@ -532,7 +533,7 @@ def apply_changes(
                     ).fetchone()
                 )
                 known = _newest(_version_of(current), tomb[0] if tomb else None)
-                if known is not None and version <= known:
+                if known is not None and version <= known and (version == known or not change.get("Resync")):
                     counts["Skipped"] += 1
                     continue
             if deleting:
