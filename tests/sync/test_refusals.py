@@ -288,3 +288,14 @@ def test_a_full_resync_takes_the_cloud_item_even_when_it_went_back(world: World)
     d1.client.put_sync_state(TableName=world.name, State={"pulledAt:Note#": stale})
     s1.sync_once()
     assert d1.Note.get({"id": "x"})["text"] == "older"  # in step with the cloud again
+
+
+def test_deleting_a_refused_item_settles_its_change(world: World) -> None:
+    d1, s1 = world.device("dev1")
+    _raw_reading(d1, "noscope")
+    assert s1.sync_once().quarantined == 1
+    d1.client.delete_item(TableName=d1.name, Key={"pk": {"S": "reading#"}, "sk": {"S": "reading#noscope"}})
+    result = s1.sync_once()  # a new change: the delete of an item the cloud never had
+    assert (result.pushed, result.quarantined) == (0, 0)
+    assert s1.status().quarantined == [] and s1.pending() == 0
+    assert world.cloud_item("reading#", "reading#noscope") is None

@@ -310,6 +310,11 @@ def quarantine_changes(engine: Engine, table_name: str, entries: list[dict]) -> 
                 "SELECT tbl, pk, sk, seq, ?, ? FROM dynabase_changes WHERE tbl = ? AND pk = ? AND sk = ? AND seq = ?",
                 (str(entry["Reason"]), at, table.name, row.pk, row.sk, entry["Seq"]),
             ).rowcount
+            # the version it was pinned to never landed: a later write of the key need not go above it
+            conn.execute(
+                "UPDATE dynabase_changes SET ver = NULL WHERE tbl = ? AND pk = ? AND sk = ? AND seq = ?",
+                (table.name, row.pk, row.sk, entry["Seq"]),
+            )
     return {"Quarantined": done}
 
 

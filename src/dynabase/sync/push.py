@@ -109,6 +109,8 @@ def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult, round: _Ro
     try:
         cloud_item = _cloud_item_of(sync, model, item, source, change["Key"], version)
     except ValueError as error:  # a scope the item cannot render: no device could ever receive it
+        if item is None and "Base" not in change:
+            return ack  # the delete of an item the cloud never had (such an item was refused): nothing to do
         round.refused.append({**ack, "Reason": str(error)})
         return None
     size = item_size(cloud_item)
