@@ -299,3 +299,75 @@ def test_deleting_a_refused_item_settles_its_change(world: World) -> None:
     assert (result.pushed, result.quarantined) == (0, 0)
     assert s1.status().quarantined == [] and s1.pending() == 0
     assert world.cloud_item("reading#", "reading#noscope") is None
+
+
+def _line_with(stream: Any, text: str, seconds: float) -> str:
+    """The first line of ``stream`` that contains ``text`` (a process's ready line), within ``seconds``."""
+    import select
+
+    deadline = time.monotonic() + seconds
+    seen = []
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([stream], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            break
+        line = stream.readline()
+        if not line:
+            break
+        seen.append(line)
+        if text in line:
+            return line
+    raise AssertionError(f"no line with {text!r} in {seconds} s: {''.join(seen)}")
+
+
+def test_watch_goes_on_past_a_refused_change(tmp_path: Any, monkeypatch: Any) -> None:
+    """Before, the refused change stopped every round and ``--watch`` exited 1 (a crash loop under systemd)."""
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from backends import boto3_client
+    from dynabase.server import run_in_thread
+
+    engine = dynabase.Engine(":memory:")
+    url, stop = run_in_thread(engine)
+    process = None
+    try:
+        monkeypatch.setenv("AWS_ACCESS_KEY_ID", "fake")
+        monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "fake")
+        cloud = Table("watchtable", boto3_client("dynamodb", url), SCHEMA, side="cloud")
+        cloud.create_table()
+        schema, db = tmp_path / "schema.json", tmp_path / "device.db"
+        schema.write_text(json.dumps(SCHEMA))
+        device = Table("watchtable", dynabase.connect(str(db)), SCHEMA, side="device")
+        device.create_table()
+        _raw_reading(device, "poison")  # no deviceId
+        device.Reading.create({"id": "fine", "deviceId": "w1"})
+        device.client.close()
+        src = Path(__file__).resolve().parents[2] / "src"
+        command = [
+            sys.executable,
+            "-c",
+            "from dynabase.cli.main import main; raise SystemExit(main())",
+            "sync",
+        ]
+        command += [str(schema), "--db", str(db), "--table", "watchtable", "--endpoint-url", url]
+        process = subprocess.Popen(
+            [*command, "--watch", "--interval", "0.2", "--device-id", "w1"],
+            env={**os.environ, "PYTHONPATH": str(src)},
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert "reading#poison" in _line_with(process.stderr, "refused, quarantined", 30)
+        assert cloud.Reading.get({"id": "fine"}) is not None  # pushed in the same round
+        process.send_signal(signal.SIGINT)  # by PID: the process this test started
+        assert process.wait(20) == 0
+    finally:
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+        stop()
+        engine.close()
