@@ -76,3 +76,16 @@ def test_two_offline_devices_claiming_one_value(world: World) -> None:
     d2.Member.update({"id": "m2", "email": "other@x"})
     assert s2.sync_once().pushed == 1 and s2.status().quarantined == []
     assert world.cloud.Member.get({"id": "m2"})["email"] == "other@x"
+
+
+def test_a_unique_value_the_cloud_cannot_hold_is_refused(world: World) -> None:
+    """A raw device item whose unique value makes a sentinel key over DynamoDB's 2048-byte partition key: the
+    transaction is refused for what it is (quarantined), not retried forever, and the rest syncs."""
+    d1, s1 = world.device("dev1")
+    item = {"pk": {"S": "member#"}, "sk": {"S": "member#long"}, "_type": {"S": "Member"}, "id": {"S": "long"}}
+    d1.client.put_item(TableName=d1.name, Item={**item, "email": {"S": "e" * 3000}})
+    d1.Member.create({"id": "fine", "email": "fine@x"})
+    result = s1.sync_once()
+    assert (result.pushed, result.quarantined) == (1, 1)
+    (refused,) = s1.status().quarantined
+    assert refused["key"]["sk"] == "member#long" and "ValidationException" in refused["reason"]

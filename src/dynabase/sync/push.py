@@ -129,8 +129,8 @@ def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult, round: _Ro
             outcome = _put_unique(sync, change, item, cloud_item, revalidate)
         else:
             outcome = _put(sync, change, cloud_item, revalidate)
-    except unique.Taken as taken:  # another item holds one of its unique values: set it aside
-        round.refused.append({**ack, "Reason": str(taken)})
+    except unique.Refused as refused:  # e.g. another item holds one of its unique values: set it aside
+        round.refused.append({**ack, "Reason": str(refused)})
         return None
     except Exception as error:
         code = error_code(error)
@@ -150,8 +150,8 @@ def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult, round: _Ro
             return _gone(sync, model, change, result, round)
         try:
             return _lost(sync, model, change, item, current, result)
-        except unique.Taken as taken:  # what a resolver merged claims another item's value
-            round.refused.append({**ack, "Reason": str(taken)})
+        except unique.Refused as refused:  # what a resolver merged claims another item's value
+            round.refused.append({**ack, "Reason": str(refused)})
             return None
     if time.monotonic() - stamped > sync.overlap_ms / 3000:  # a slow write: its arrival stamp is re-dated
         _restamp(sync, change["Key"], version)
@@ -306,7 +306,7 @@ def _lost(
             version = next_version(sync.now_ms(), sync.device_id, version_of(current))
             cloud_item = _cloud_item_of(sync, model, merged, merged, change["Key"], version)
             if unique.has_unique(sync, model.name):
-                written = unique.transact_put(sync, cloud_item, current, merged)  # (Taken: refused, above)
+                written = unique.transact_put(sync, cloud_item, current, merged)  # (Refused: above)
             else:
                 written = _conditional(
                     sync,

@@ -14,7 +14,11 @@ if TYPE_CHECKING:
     from .core import Sync
 
 
-class Taken(Exception):
+class Refused(Exception):
+    """The cloud refused the transaction for what it holds: pushing it again unchanged cannot succeed."""
+
+
+class Taken(Refused):
     """A unique value the pushed item claims is held by another item in the cloud."""
 
 
@@ -82,16 +86,16 @@ def transact_put(
     except Exception as error:
         if error_code(error) != "TransactionCanceledException":
             raise
-        reasons = [
-            r.get("Code") for r in (getattr(error, "response", None) or {}).get("CancellationReasons") or []
-        ]
+        cancelled = (getattr(error, "response", None) or {}).get("CancellationReasons") or []
+        reasons = [r.get("Code") for r in cancelled]
         taken = [s for s, code in zip(claimed, reasons[1:], strict=False) if code == "ConditionalCheckFailed"]
         if taken:
             value = taken[0][key_name].get("S", "")
             raise Taken(f"unique value already held by another item in the cloud: {value}") from error
-        if reasons[:1] == ["ConditionalCheckFailed"]:
-            return False
-        raise
+        invalid = [r for r in cancelled if r.get("Code") == "ValidationError"]
+        if invalid:
+            raise Refused(f"ValidationException: {invalid[0].get('Message') or 'invalid item'}") from error
+        return False  # the item moved since it was read, or a concurrent transaction: read again
     return True
 
 
