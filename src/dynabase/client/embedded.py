@@ -17,7 +17,7 @@ from botocore.exceptions import ParamValidationError
 from botocore.paginate import Paginator
 from botocore.validate import ParamValidator
 
-from ..engine import Engine, capture
+from ..engine import Engine, capture, quarantine
 from ..engine.readers import ITEM_READER, ReaderError
 from ..engine.validation import DATA_PLANE
 from ..errors import DynamoDBError, client_exceptions, to_client_error
@@ -276,17 +276,17 @@ class EmbeddedClient(BotoConveniences):
 
     def quarantine_changes(self, *, TableName: str, Entries: list[dict[str, Any]]) -> dict[str, Any]:
         """Set aside pending changes the cloud refused (``{"Key", "Seq", "Reason"}``)."""
-        return self._extension(capture.quarantine_changes, TableName, Entries)
+        return self._extension(quarantine.quarantine_changes, TableName, Entries)
 
     def list_quarantine(self, *, TableName: str) -> dict[str, Any]:
         """The changes set aside, with their ``Reason``: ``{"Changes": [...]}``."""
-        return self._extension(capture.list_quarantine, TableName)
+        return self._extension(quarantine.list_quarantine, TableName)
 
     def release_quarantine(
         self, *, TableName: str, Keys: list[dict[str, Any]] | None = None, Drop: bool = False
     ) -> dict[str, Any]:
         """Give quarantined changes (``Keys``; None: all) back to the next push, or drop them (``Drop``)."""
-        return self._extension(capture.release_quarantine, TableName, Keys, Drop)
+        return self._extension(quarantine.release_quarantine, TableName, Keys, Drop)
 
     def discard_changes(self, *, TableName: str, Discards: list[dict[str, Any]]) -> dict[str, Any]:
         """Undo device changes sync must not push: each item becomes the cloud's (``{"Key", "Seq", "Item"?}``)."""
