@@ -55,6 +55,9 @@ def test_a_pushed_item_holds_its_unique_values_in_the_cloud(world: World) -> Non
     d1.Member.create({"id": "m3", "email": "a@x"})  # released on the device when the pulled item moved on
     with pytest.raises(UniqueError):
         d1.Member.create({"id": "m4", "email": "c@x"})
+    world.cloud.Member.remove({"id": "m2"})  # a pulled delete releases them too
+    s1.sync_once()
+    d1.Member.create({"id": "m4", "email": "c@x"})
 
 
 def test_two_offline_devices_claiming_one_value(world: World) -> None:
