@@ -1,5 +1,8 @@
 """The push half of a sync: each captured change of a model that syncs up, written to the cloud as a conditional
-put that keeps the newer version; a lost answer, a slow write and a lost conflict handled (see ``docs/sync.md``)."""
+put that keeps the newer version (with its unique values' sentinels, in one transaction, for a model that has
+them); a lost answer, a slow write and a lost conflict handled; a change the cloud refuses set aside in the
+quarantine; device writes that must not be pushed (a ``down`` model's, an edit older than a swept delete)
+undone and reported (see ``docs/sync.md``)."""
 
 from __future__ import annotations
 
@@ -46,32 +49,32 @@ def push(sync: Sync, stop: threading.Event | None) -> SyncResult:
         if not changes:
             break
         _pin(sync, changes)
-        round = _Round()
+        batch = _Round()
         for change in changes:
             after = change["Seq"]
-            ack = _push_one(sync, change, result, round)
+            ack = _push_one(sync, change, result, batch)
             if ack is not None:
-                round.acks.append(ack)
-        _settle(sync, round, result)
+                batch.acks.append(ack)
+        _settle(sync, batch, result)
         if sync.progress:
             sync.progress("push", result.pushed)
     return result
 
 
-def _settle(sync: Sync, round: _Round, result: SyncResult) -> None:
+def _settle(sync: Sync, batch: _Round, result: SyncResult) -> None:
     """Acknowledge what landed, set aside what the cloud refused, undo what must not be pushed."""
     name = sync.device.name
-    if round.acks:
-        sync.client.ack_changes(TableName=name, Acks=round.acks, TombstoneSeconds=sync.tombstone_ttl)
-    if round.refused:
-        result.quarantined += sync.client.quarantine_changes(TableName=name, Entries=round.refused)[
+    if batch.acks:
+        sync.client.ack_changes(TableName=name, Acks=batch.acks, TombstoneSeconds=sync.tombstone_ttl)
+    if batch.refused:
+        result.quarantined += sync.client.quarantine_changes(TableName=name, Entries=batch.refused)[
             "Quarantined"
         ]
-        for entry in round.refused:
+        for entry in batch.refused:
             log.warning("sync: change of %s refused, quarantined: %s", entry["Key"], entry["Reason"])
-    if round.discards:
-        result.discarded += sync.client.discard_changes(TableName=name, Discards=round.discards)["Discarded"]
-        for entry in round.discards:
+    if batch.discards:
+        result.discarded += sync.client.discard_changes(TableName=name, Discards=batch.discards)["Discarded"]
+        for entry in batch.discards:
             log.warning("sync: device write of %s discarded: %s", entry["Key"], entry["Why"])
 
 
@@ -92,7 +95,7 @@ def _pin(sync: Sync, changes: list[dict[str, Any]]) -> None:
         sync.client.pin_versions(TableName=sync.device.name, Pins=pins)
 
 
-def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult, round: _Round) -> dict[str, Any] | None:
+def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult, batch: _Round) -> dict[str, Any] | None:
     """Push one change; the ack to send (None when the change was settled otherwise: a conflict, a refusal,
     a discard)."""
     item = change.get("Item")
@@ -103,7 +106,7 @@ def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult, round: _Ro
         return ack  # not a model that syncs: nothing to push
     if not model.pushes:  # the cloud owns it: the device's write is undone
         why = f"process.{model.name}.sync is down: the cloud owns its items"
-        round.discards.append({**ack, "Item": _cloud_copy(sync, model, change["Key"]), "Why": why})
+        batch.discards.append({**ack, "Item": _cloud_copy(sync, model, change["Key"]), "Why": why})
         return None
     version = change["Version"]
     try:
@@ -111,14 +114,14 @@ def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult, round: _Ro
     except ValueError as error:  # a scope the item cannot render: no device could ever receive it
         if item is None and "Base" not in change:
             return ack  # the delete of an item the cloud never had (such an item was refused): nothing to do
-        round.refused.append({**ack, "Reason": str(error)})
+        batch.refused.append({**ack, "Reason": str(error)})
         return None
     size = item_size(cloud_item)
     if size > MAX_ITEM_SIZE:
         reason = (
             f"the item with its sync metadata is {size} bytes, above DynamoDB's {MAX_ITEM_SIZE}-byte limit"
         )
-        round.refused.append({**ack, "Reason": reason})
+        batch.refused.append({**ack, "Reason": reason})
         return None
     # an update of an item the cloud had (a version to start from) must find it there: if it has gone, a
     # delete's tombstone expired before this device could see it (see _gone)
@@ -130,7 +133,7 @@ def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult, round: _Ro
         else:
             outcome = _put(sync, change, cloud_item, revalidate)
     except unique.Refused as refused:  # e.g. another item holds one of its unique values: set it aside
-        round.refused.append({**ack, "Reason": str(refused)})
+        batch.refused.append({**ack, "Reason": str(refused)})
         return None
     except Exception as error:
         code = error_code(error)
@@ -138,7 +141,7 @@ def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult, round: _Ro
             raise
         # this item, not the endpoint: set it aside, go on with the rest
         message = ((getattr(error, "response", None) or {}).get("Error") or {}).get("Message") or str(error)
-        round.refused.append({**ack, "Reason": f"{code}: {message}"})
+        batch.refused.append({**ack, "Reason": f"{code}: {message}"})
         return None
     if outcome is not _LANDED:  # the cloud item that stood in the way (None: there is none)
         current = outcome
@@ -147,11 +150,11 @@ def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult, round: _Ro
             _restamp(sync, change["Key"], version)
             return {**ack, "Version": version}
         if current is None and revalidate:
-            return _gone(sync, model, change, result, round)
+            return _gone(sync, model, change, result, batch)
         try:
             return _lost(sync, model, change, item, current, result)
         except unique.Refused as refused:  # what a resolver merged claims another item's value
-            round.refused.append({**ack, "Reason": str(refused)})
+            batch.refused.append({**ack, "Reason": str(refused)})
             return None
     if time.monotonic() - stamped > sync.overlap_ms / 3000:  # a slow write: its arrival stamp is re-dated
         _restamp(sync, change["Key"], version)
@@ -201,7 +204,7 @@ def _put_unique(
 
 
 def _gone(
-    sync: Sync, model: ModelSync, change: dict[str, Any], result: SyncResult, round: _Round
+    sync: Sync, model: ModelSync, change: dict[str, Any], result: SyncResult, batch: _Round
 ) -> dict[str, Any] | None:
     """An update of an item the cloud no longer has, nor its tombstone: it was deleted at least a tombstone
     lifetime ago. An edit made since is newer than that delete: it is pushed (the item comes back, last writer
@@ -209,10 +212,10 @@ def _gone(
     an ``up`` model's device keeps its own, as for any lost conflict) and reported, never resurrected."""
     edited_ms = version_parts(change["Version"])[0]
     if edited_ms > sync.now_ms() - sync.tombstone_ttl * 1000:
-        return _push_one(sync, {k: v for k, v in change.items() if k != "Fields"}, result, round)
+        return _push_one(sync, {k: v for k, v in change.items() if k != "Fields"}, result, batch)
     why = "an edit older than the delete of the item in the cloud (its tombstone has expired)"
     if model.pulls:
-        round.discards.append({"Key": change["Key"], "Seq": change["Seq"], "Why": why})
+        batch.discards.append({"Key": change["Key"], "Seq": change["Seq"], "Why": why})
         return None
     result.discarded += 1
     log.warning("sync: device change of %s discarded: %s", change["Key"], why)
