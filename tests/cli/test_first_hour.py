@@ -246,7 +246,7 @@ def test_sync_without_a_mode_shows_its_usage_and_what_each_mode_does(
     code, out, err = run(capsys, "sync", str(schema), "--db", str(tmp_path / "d.db"), "--table", "app")
     assert (code, out) == (2, "")
     assert err == (
-        "usage: dynabase sync [status] SCHEMA --db DEVICE_DB --table TABLE [options]\n"
+        "usage: dynabase sync [status | quarantine] SCHEMA --db DEVICE_DB --table TABLE [options]\n"
         "dynabase sync: error: say how to sync, --once or --watch (or `status SCHEMA` for the state):\n"
         "  --once   push and pull everything pending, then exit (status 0 when both sides are in step)\n"
         "  --watch  keep both sides in step until interrupted (Ctrl-C, SIGTERM)\n"

@@ -14,7 +14,8 @@ Expected state, per model role (see ``SCHEMA``):
 * ``Up`` (``sync: up``, written by devices): the cloud holds a last-writer-wins winner of all device writes; each
   device holds its own last write.
 * ``Down`` (``sync: down``, scope ``${deviceId}``, written by the cloud): the cloud holds its last write; a device
-  holds exactly the cloud's item when the item's ``deviceId`` is its own, nothing otherwise.
+  holds exactly the cloud's item when the item's ``deviceId`` is its own, nothing otherwise — its own raw writes of
+  the model included: sync undoes them (the entity layer refuses them).
 * ``Both`` (written everywhere): every replica holds the same item, a last-writer-wins winner of all writes.
 * ``Local`` (``sync: none``): each replica holds its own last write. ``Status`` (cloud only) and ``Diag``
   (device only) never leave their side.
@@ -86,7 +87,8 @@ SCHEMA: dict[str, Any] = {
 }
 DEVICE_WRITES = ("Up", "Both", "Local", "Diag")
 CLOUD_WRITES = ("Down", "Both", "Local", "Status")
-RAW_WRITES = ("Up", "Both")  # device writes also made through the raw client, to prove capture
+#: device writes also made through the raw client, to prove capture (and, for Down, that sync undoes them)
+RAW_WRITES = ("Up", "Both", "Down")
 IDS = ("a", "b", "c")  # a small key space per model: writers collide
 OTHER_DEVICE = "dev-elsewhere"  # Down items scoped to a device that is not in the schedule
 
@@ -363,6 +365,8 @@ class World:
         if op == "create":
             item = {**dynamo_key(key), TYPE: {"S": model}, "id": {"S": props["id"]}, "created": {"S": now}}
             item.update({"updated": {"S": now}, **_attributes(props)})
+            if "deviceId" in props:
+                item["deviceId"] = {"S": props["deviceId"]}
             client.put_item(TableName=self.table_name, Item=item)
         elif op == "update":
             attributes = {"updated": {"S": now}, **_attributes(props)}

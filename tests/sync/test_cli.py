@@ -120,4 +120,4 @@ def test_the_usage_line_shows_the_status_form(capsys: pytest.CaptureFixture[str]
     with pytest.raises(SystemExit):
         main(["sync", "--help"])
     usage = capsys.readouterr().out.splitlines()[0]
-    assert usage == "usage: dynabase sync [status] SCHEMA --db DEVICE_DB --table TABLE [options]"
+    assert usage == "usage: dynabase sync [status | quarantine] SCHEMA --db DEVICE_DB --table TABLE [options]"

@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 
 import dynabase
+from dynabase.clock import DELETED_ATTR, TTL_ATTR
 from dynabase.model import Table, syncmeta
 from dynabase.sync import Sync
 
+from .test_refusals import SCHEMA as REFUSALS
 from .test_sync import SCHEMA
 
 DEVICES = ("d1", "d2", "d3")
@@ -69,3 +71,97 @@ def test_random_schedules_converge(seed: int, monkeypatch: Any) -> None:
     for name in DEVICES:
         assert _state(devices[name], "Note") == expected, f"seed {seed}, device {name}"
         assert syncs[name].pending() == 0
+
+
+TTL = 120.0  # seconds of schedule time a tombstone lives: devices go offline for longer
+TOLERANCE = 3.0  # twice the largest skew
+
+
+def _sweep(cloud: Table, now: float) -> None:
+    """What DynamoDB's TTL does: expired tombstones go."""
+    for item in cloud.client.scan(TableName=cloud.name)["Items"]:
+        if DELETED_ATTR in item and float(item[TTL_ATTR]["N"]) < now:
+            cloud.client.delete_item(TableName=cloud.name, Key={"pk": item["pk"], "sk": item["sk"]})
+
+
+@pytest.mark.parametrize("seed", range(int(os.environ.get("SYNC_SEEDS", "6"))))
+def test_long_offline_pushers_and_poison_changes(seed: int, monkeypatch: Any) -> None:
+    """Devices go offline for longer than the tombstone lifetime while the cloud sweeps expired tombstones, and
+    write changes the cloud refuses: every replica converges, no item comes back by a write older than its
+    delete (but for a create of a key another replica made: docs/sync.md), the refused changes are set aside
+    and nothing else is left pending."""
+    rng = random.Random(1000 + seed)
+    now = [time.time()]
+    monkeypatch.setattr(syncmeta, "wall_clock", lambda: now[0])
+    monkeypatch.setattr(syncmeta, "_last_stamp", [0, 0])
+    cloud = Table("rand-cloud", dynabase.connect(":memory:"), REFUSALS, side="cloud", sync_tombstone_ttl=TTL)
+    cloud.create_table()
+    devices, syncs = {}, {}
+    for name in DEVICES:
+        skew = rng.uniform(-1.5, 1.5)
+        clock = lambda s=skew: now[0] + s  # noqa: E731
+        devices[name] = Table(
+            "rand-cloud", dynabase.connect(":memory:", clock=clock), REFUSALS, side="device"
+        )
+        devices[name].create_table()
+        syncs[name] = Sync(devices[name], cloud, device_id=name, tombstone_ttl=TTL)
+    written: dict[str, tuple[float, str, bool]] = {}  # text -> (true time, key, a create on a device)
+    deletes: dict[str, list[float]] = {}
+    truth: dict[str, str | None] = {}
+    creating: dict[str, set[str]] = {name: set() for name in DEVICES}  # keys created there, not pushed yet
+    poisoned: dict[str, dict[str, bool]] = {name: {} for name in DEVICES}  # Reading id -> last write refused
+    offline_until = dict.fromkeys(DEVICES, 0)
+    ids = [f"n{i}" for i in range(12)]  # keys left alone for longer than the lifetime: their tombstones go
+    for step in range(200):
+        now[0] += rng.uniform(4, 6)
+        _sweep(cloud, now[0])
+        actor = rng.choice([*DEVICES, "cloud"])
+        if actor != "cloud" and offline_until[actor] <= step and rng.random() < 0.08:
+            offline_until[actor] = step + rng.randint(40, 70)  # 160-350 s away: past the tombstone lifetime
+        table = cloud if actor == "cloud" else devices[actor]
+        if rng.random() < 0.4:
+            pass  # no write: time passes
+        elif actor != "cloud" and rng.random() < 0.15:  # a reading: refused when it lacks the scope's deviceId
+            rid = f"{actor}-r{rng.randrange(2)}"
+            bad = rng.random() < 0.5
+            item = {"pk": {"S": "reading#"}, "sk": {"S": f"reading#{rid}"}, "_type": {"S": "Reading"}}
+            item.update({"id": {"S": rid}, "value": {"S": str(step)}})
+            if not bad:
+                item["deviceId"] = {"S": actor}
+            table.client.put_item(TableName=table.name, Item=item)
+            poisoned[actor][rid] = bad
+        else:
+            key = rng.choice(ids)
+            if rng.random() < 0.65:
+                text = f"{actor}-{step}"
+                create = actor != "cloud" and (key in creating[actor] or table.Note.get({"id": key}) is None)
+                if create:
+                    creating[actor].add(key)
+                table.Note.upsert({"id": key, "text": text})
+                written[text] = (now[0], key, create)
+                truth[key] = text
+            elif table.Note.remove({"id": key}) is not None:
+                deletes.setdefault(key, []).append(now[0])
+                truth[key] = None
+        for name in DEVICES:  # the devices online sync often: they hold the items they then edit offline
+            if offline_until[name] <= step and rng.random() < 0.3:
+                syncs[name].sync_once()
+                creating[name].clear()
+    for _ in range(3):
+        for name in DEVICES:
+            syncs[name].sync_once()
+    final = _state(cloud, "Note")
+    for name in DEVICES:
+        assert _state(devices[name], "Note") == final, f"seed {seed}, device {name}"
+        assert syncs[name].pending() == 0, f"seed {seed}, device {name}"
+        refused = {q["key"]["sk"].split("#", 1)[1] for q in syncs[name].status().quarantined}
+        assert refused == {rid for rid, bad in poisoned[name].items() if bad}, f"seed {seed}, device {name}"
+    for key, text in final.items():
+        at, _, create = written[text]
+        later = [d for d in deletes.get(key, []) if d > at + TOLERANCE]
+        assert create or not later, f"seed {seed}: {key} came back by {text}, older than its delete"
+    for key, text in truth.items():
+        if text is not None and key not in final:  # an edit the rule discarded: older than a swept delete
+            assert any(d < written[text][0] for d in deletes.get(key, [])), (
+                f"seed {seed}: {key} ({text}) lost"
+            )

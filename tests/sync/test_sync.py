@@ -77,15 +77,16 @@ SCHEMA = {
 class World:
     """A cloud table on the backend under test and devices (each an in-memory embedded database)."""
 
-    def __init__(self, cloud_client: Any) -> None:
+    def __init__(self, cloud_client: Any, schema: dict = SCHEMA) -> None:
         self.name = f"sync-{uuid.uuid4().hex[:10]}"
         self.cloud_client = cloud_client
-        self.cloud = Table(self.name, cloud_client, SCHEMA, side="cloud")
+        self.schema = schema
+        self.cloud = Table(self.name, cloud_client, schema, side="cloud")
         self.cloud.create_table()
         self.devices: list[Table] = []
 
     def device(self, device_id: str, clock: Any = None, **options: Any) -> tuple[Table, Sync]:
-        table = Table(self.name, dynabase.connect(":memory:", clock=clock), SCHEMA, side="device")
+        table = Table(self.name, dynabase.connect(":memory:", clock=clock), self.schema, side="device")
         table.create_table()
         self.devices.append(table)
         return table, Sync(table, self.cloud, device_id=device_id, **options)
@@ -93,17 +94,29 @@ class World:
     def cloud_items(self) -> list[dict]:
         return self.cloud_client.scan(TableName=self.name, ConsistentRead=True)["Items"]
 
+    def cloud_item(self, pk: str, sk: str) -> dict | None:
+        key = {"pk": {"S": pk}, "sk": {"S": sk}}
+        return self.cloud_client.get_item(TableName=self.name, Key=key, ConsistentRead=True).get("Item")
+
     def close(self) -> None:
         for table in self.devices:
             table.client.close()
         self.cloud_client.delete_table(TableName=self.name)
 
 
-@pytest.fixture
-def world(client: Any) -> Any:
-    world = World(client)
-    yield world
-    world.close()
+def world_fixture(schema: dict) -> Any:
+    """A ``world`` fixture: a World of ``schema`` on the backend under test."""
+
+    @pytest.fixture
+    def world(client: Any) -> Any:
+        world = World(client, schema)
+        yield world
+        world.close()
+
+    return world
+
+
+world = world_fixture(SCHEMA)
 
 
 def _has_date_header(backend_name: str) -> bool:

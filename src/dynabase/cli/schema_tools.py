@@ -240,10 +240,24 @@ def run_iac(args: argparse.Namespace) -> int:
     )
     try:
         text = iac.render(schema, args.format, options)
+        extras = (
+            iac.table_extras_commands(iac.cloudformation(schema, options))
+            if args.format == "create-table"
+            else []
+        )
     except (ValueError, RuntimeError) as exc:
         print(f"dynabase iac: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    return _emit(text, args.out)
+    code = _emit(text, args.out)
+    if extras:  # CreateTable cannot carry them: a table made from the request alone would lack them
+        print(
+            "dynabase iac: CreateTable cannot enable TTL or point-in-time recovery; once the table is ACTIVE "
+            f"(aws dynamodb wait table-exists --table-name {args.table}), run:",
+            file=sys.stderr,
+        )
+        for command in extras:
+            print(f"  {command}", file=sys.stderr)
+    return code
 
 
 def run_import_workbench(args: argparse.Namespace) -> int:

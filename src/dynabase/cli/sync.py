@@ -3,6 +3,7 @@
     dynabase sync schema.json5 --db device.db --table app --endpoint-url https://dynamodb.eu-west-1.amazonaws.com --once
     dynabase sync schema.json5 --db device.db --table app --endpoint-url http://127.0.0.1:8000 --watch
     dynabase sync status schema.json5 --db device.db --table app
+    dynabase sync quarantine schema.json5 --db device.db --table app [--retry KEY | --drop KEY | --retry-all | --drop-all]
 
 ``--once`` pushes and pulls everything pending and exits 0 when both sides are in step, 1 with a message on
 stderr when it could not finish. ``--watch`` keeps them in step until interrupted: Ctrl-C (or SIGTERM) lets
@@ -30,14 +31,18 @@ ONCE_ROUNDS = 5  # --once: rounds to reach a state where both sides are in step 
 def register(commands: Any) -> None:
     p = commands.add_parser(
         "sync",
-        usage="%(prog)s [status] SCHEMA --db DEVICE_DB --table TABLE [options]",
+        usage="%(prog)s [status | quarantine] SCHEMA --db DEVICE_DB --table TABLE [options]",
         help="sync a device database with a cloud table (the schema's process map)",
         description="Push the device's captured changes to the cloud table and pull the changes meant for it, "
         "as the schema's process map says (process.<Model>.sync: up, down, both). `dynabase sync status "
-        "SCHEMA ...` prints pending changes, checkpoints, lag, clock offset and the last error.",
+        "SCHEMA ...` prints pending changes, checkpoints, lag, clock offset, the last error and the changes the "
+        "cloud refused; `dynabase sync quarantine SCHEMA ...` lists those, or retries or drops them.",
     )
     p.add_argument(
-        "target", nargs="+", metavar="SCHEMA", help="the schema file, after `status` to print the sync state"
+        "target",
+        nargs="+",
+        metavar="SCHEMA",
+        help="the schema file; after `status` to print the sync state, after `quarantine` for refused changes",
     )
     p.add_argument("--db", required=True, metavar="DEVICE_DB", help="the device's embedded database file")
     p.add_argument("--table", required=True, metavar="TABLE", help="the cloud table (and the device table)")
@@ -86,7 +91,26 @@ def register(commands: Any) -> None:
         metavar="N",
         help="--once: attempts when the endpoint is busy or unreachable (default 3, with backoff)",
     )
-    p.add_argument("--json", action="store_true", help="status: print JSON")
+    refused = p.add_mutually_exclusive_group()
+    refused.add_argument(
+        "--retry",
+        action="append",
+        type=_key,
+        metavar="KEY",
+        help='quarantine: push this change again (KEY as `sync status` shows it: {"pk": ..., "sk": ...}; repeatable)',
+    )
+    refused.add_argument(
+        "--drop",
+        action="append",
+        type=_key,
+        metavar="KEY",
+        help="quarantine: never push this change (repeatable)",
+    )
+    refused.add_argument(
+        "--retry-all", action="store_true", help="quarantine: push every refused change again"
+    )
+    refused.add_argument("--drop-all", action="store_true", help="quarantine: never push any refused change")
+    p.add_argument("--json", action="store_true", help="status, quarantine: print JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(run=run, sync_parser=p)
 
@@ -98,6 +122,19 @@ def _modes(parser: argparse.ArgumentParser) -> str:
         for action in parser._actions
         if action.dest in ("once", "watch")
     )
+
+
+def _key(text: str) -> dict[str, Any]:
+    """A primary key given on the command line, as JSON."""
+    try:
+        key = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise argparse.ArgumentTypeError(f"not JSON: {error.msg} ({text!r})") from None
+    if not isinstance(key, dict) or not key:
+        raise argparse.ArgumentTypeError(
+            f'a primary key as a JSON object, e.g. {{"pk": "a", "sk": "b"}}: {text!r}'
+        )
+    return key
 
 
 def _fail(message: str) -> int:
@@ -164,18 +201,25 @@ def run(args: argparse.Namespace) -> int:
     from ..sync import SyncError
 
     target = list(args.target)
-    status = len(target) == 2 and target[0] == "status"
-    if len(target) != 1 and not status:
-        return usage_error(args.sync_parser, "expected SCHEMA, or: status SCHEMA")
-    if not status and not (args.once or args.watch):
+    command = target[0] if len(target) == 2 and target[0] in ("status", "quarantine") else None
+    if len(target) != 1 and command is None:
+        return usage_error(args.sync_parser, "expected SCHEMA, or: status SCHEMA, or: quarantine SCHEMA")
+    releasing = args.retry or args.drop or args.retry_all or args.drop_all
+    if releasing and command != "quarantine":
+        return usage_error(
+            args.sync_parser, "--retry, --drop, --retry-all and --drop-all go with: quarantine SCHEMA"
+        )
+    if command is None and not (args.once or args.watch):
         how = "say how to sync, --once or --watch (or `status SCHEMA` for the state):"
         return usage_error(args.sync_parser, f"{how}\n{_modes(args.sync_parser)}")
-    if status and not os.path.exists(args.db):
+    if command and not os.path.exists(args.db):
         return _fail(f"{args.db}: no such device database")
     try:
         sync = _open(args, target[-1], _Progress(args.quiet))
-        if status:
+        if command == "status":
             return _status(sync, args.json)
+        if command == "quarantine":
+            return _quarantine(sync, args)
         if args.once:
             return _once(sync, max(1, args.retries))
         return _watch(sync, args.interval)
@@ -209,9 +253,15 @@ def _once(sync: Any, retries: int) -> int:
         if result.in_step:
             print(
                 f"in step: pushed {total.pushed}, pulled {total.pulled}, conflicts {total.conflicts}, "
-                f"deletes {total.deletes}",
+                f"deletes {total.deletes}, discarded {total.discarded}",
                 file=sys.stderr,
             )
+            refused = len(sync.quarantine())
+            if refused:
+                print(
+                    f"sync: {refused} changes the cloud refused are set aside: dynabase sync quarantine SCHEMA ...",
+                    file=sys.stderr,
+                )
             return EXIT_OK
     return _fail(f"not in step after {ONCE_ROUNDS} rounds: {sync.pending()} changes still pending")
 
@@ -250,4 +300,34 @@ def _status(sync: Any, as_json: bool) -> int:
     print(f"last error:      {status.last_error or 'none'}")
     for scope, checkpoint in sorted(status.checkpoints.items()):
         print(f"checkpoint {scope}: {checkpoint}")
+    print(f"quarantined:     {len(status.quarantined)}")
+    _print_refused(status.quarantined)
+    return EXIT_OK
+
+
+def _print_refused(refused: list[dict[str, Any]]) -> None:
+    for entry in refused:
+        key = json.dumps(entry["key"], default=str, ensure_ascii=False)
+        print(f"  {entry['model']} {key} (refused {entry['refused_at']}): {entry['reason']}")
+
+
+def _quarantine(sync: Any, args: argparse.Namespace) -> int:
+    """List the changes the cloud refused, or give them back to the next push, or drop them."""
+    if args.retry or args.retry_all:
+        done = sync.retry(None if args.retry_all else args.retry)
+        print(f"{done} changes will be pushed again by the next sync", file=sys.stderr)
+    elif args.drop or args.drop_all:
+        done = sync.drop(None if args.drop_all else args.drop)
+        print(f"{done} changes dropped (never pushed; the device keeps its items)", file=sys.stderr)
+    else:
+        refused = sync.quarantine()
+        if args.json:
+            print(json.dumps(refused, indent=2, default=str, ensure_ascii=False))
+        else:
+            print(f"{len(refused)} changes the cloud refused")
+            _print_refused(refused)
+        return EXIT_OK
+    wanted = len(args.retry or args.drop or [])
+    if wanted and done < wanted:
+        return _fail(f"{wanted - done} of the keys given are not in the quarantine")
     return EXIT_OK

@@ -17,7 +17,7 @@ from botocore.exceptions import ParamValidationError
 from botocore.paginate import Paginator
 from botocore.validate import ParamValidator
 
-from ..engine import Engine, capture
+from ..engine import Engine, capture, quarantine
 from ..engine.readers import ITEM_READER, ReaderError
 from ..engine.validation import DATA_PLANE
 from ..errors import DynamoDBError, client_exceptions, to_client_error
@@ -245,11 +245,20 @@ class EmbeddedClient(BotoConveniences):
         return self.engine.clock()
 
     def enable_change_capture(
-        self, *, TableName: str, TypeAttribute: str | None = None, Types: list[str] | None = None
+        self,
+        *,
+        TableName: str,
+        TypeAttribute: str | None = None,
+        Types: list[str] | None = None,
+        Guarded: list[str] | None = None,
+        Reserve: int = 0,
     ) -> dict[str, Any]:
         """Queue every change of the table's items (of the models ``Types`` names, when given) for sync, in the
-        write's own transaction. Idempotent."""
-        return self._extension(capture.enable_change_capture, TableName, TypeAttribute, Types)
+        write's own transaction. ``Guarded``: models captured only to be undone; ``Reserve``: bytes of sync
+        metadata a pushed item needs (a write that leaves no room for them is refused). Idempotent."""
+        return self._extension(
+            capture.enable_change_capture, TableName, TypeAttribute, Types, Guarded, Reserve
+        )
 
     def read_changes(self, *, TableName: str, Limit: int = 100, AfterSeq: int = 0) -> dict[str, Any]:
         """Pending changes in order: ``{"Changes": [{"Key", "Seq", "At", "Base"?, "Item" | "OldItem"}], "Pending"}``."""
@@ -264,6 +273,24 @@ class EmbeddedClient(BotoConveniences):
     ) -> dict[str, Any]:
         """Drop pushed changes whose seq is unchanged and stamp their items with the version pushed."""
         return self._extension(capture.ack_changes, TableName, Acks, TombstoneSeconds)
+
+    def quarantine_changes(self, *, TableName: str, Entries: list[dict[str, Any]]) -> dict[str, Any]:
+        """Set aside pending changes the cloud refused (``{"Key", "Seq", "Reason"}``)."""
+        return self._extension(quarantine.quarantine_changes, TableName, Entries)
+
+    def list_quarantine(self, *, TableName: str) -> dict[str, Any]:
+        """The changes set aside, with their ``Reason``: ``{"Changes": [...]}``."""
+        return self._extension(quarantine.list_quarantine, TableName)
+
+    def release_quarantine(
+        self, *, TableName: str, Keys: list[dict[str, Any]] | None = None, Drop: bool = False
+    ) -> dict[str, Any]:
+        """Give quarantined changes (``Keys``; None: all) back to the next push, or drop them (``Drop``)."""
+        return self._extension(quarantine.release_quarantine, TableName, Keys, Drop)
+
+    def discard_changes(self, *, TableName: str, Discards: list[dict[str, Any]]) -> dict[str, Any]:
+        """Undo device changes sync must not push: each item becomes the cloud's (``{"Key", "Seq", "Item"?}``)."""
+        return self._extension(capture.discard_changes, TableName, Discards)
 
     def apply_changes(
         self,

@@ -12,7 +12,9 @@ only if its seq is unchanged, so a newer write is never lost), and applies pulle
 without capturing them (no echo), comparing versions with the pending change and the stored item in the same
 transaction, and storing the pull checkpoint with them. ``dynabase_sync_state`` holds named values (checkpoints,
 the device id, the clock offset); ``dynabase_sync_tombstones`` the versions of deleted keys, so that an older
-re-delivery is refused.
+re-delivery is refused; ``dynabase_sync_quarantine`` the changes the cloud refused (:func:`quarantine_changes`:
+set aside at their seq until released or written again). :func:`discard_changes` undoes device writes sync must
+not push (a model the cloud owns), and a ``reserve`` refuses writes that leave no room for sync's metadata.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..clock import SYNC_ATTRS, VERSION_ATTR, next_version, version_parts
 from ..errors import ResourceNotFoundException, ValidationException
-from ..types import item_size, validate_item
+from ..types import MAX_ITEM_SIZE, item_size, validate_item
 from .items import Row, read_row, write_row
 from .schema import Table
 from .storage import dump_item, item_sql, load_dumped
@@ -45,7 +47,17 @@ CREATE TABLE IF NOT EXISTS dynabase_sync_tombstones (
     tbl TEXT NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, ver TEXT NOT NULL, expires REAL NOT NULL,
     PRIMARY KEY (tbl, pk, sk)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS dynabase_sync_quarantine (
+    tbl TEXT NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL, seq INTEGER NOT NULL, reason TEXT NOT NULL,
+    at INTEGER NOT NULL, PRIMARY KEY (tbl, pk, sk)
+) WITHOUT ROWID;
 """
+#: a pending change is set aside while the quarantine holds its key at its seq (a newer write of the key is a
+#: new change: it is pushed again)
+_LIVE = (
+    "NOT EXISTS (SELECT 1 FROM dynabase_sync_quarantine q WHERE q.tbl = c.tbl AND q.pk = c.pk AND q.sk = c.sk "
+    "AND q.seq = c.seq)"
+)
 _SEQ_NAME = "captureSeq"
 MAX_READ = 1000
 
@@ -81,6 +93,15 @@ def _next_seq(conn: Any) -> int:
     return seq
 
 
+def _check_room(item: dict, reserve: int) -> None:
+    """The cloud would refuse an item that the metadata sync adds takes past 400 KB: refuse the write itself."""
+    if item_size(item) + reserve > MAX_ITEM_SIZE:
+        raise ValidationException(
+            f"Item size has exceeded the maximum allowed size with the {reserve} bytes of sync metadata it "
+            "needs in the cloud (dynabase sync)"
+        )
+
+
 def record(conn: Any, engine: Engine, table: Table, old: dict | None, new: dict | None) -> None:
     """Queue the change of one item (called inside the write transaction; nothing when capture is
     suppressed, the item's model is not captured, or the write changed nothing)."""
@@ -94,6 +115,13 @@ def record(conn: Any, engine: Engine, table: Table, old: dict | None, new: dict 
             return
     if _unchanged(old, new):
         return
+    reserve = config.get("reserve", 0)
+    if (
+        reserve
+        and new is not None
+        and _type_of(new, config.get("typeAttribute", "")) not in config.get("guarded", ())
+    ):
+        _check_room(new, reserve)
     some = new if new is not None else old
     assert some is not None  # _unchanged(None, None) returned above
     key = table.key_of(some)
@@ -143,19 +171,33 @@ def record(conn: Any, engine: Engine, table: Table, old: dict | None, new: dict 
 
 
 def enable_change_capture(
-    engine: Engine, table_name: str, type_attribute: str | None = None, types: list[str] | None = None
+    engine: Engine,
+    table_name: str,
+    type_attribute: str | None = None,
+    types: list[str] | None = None,
+    guarded: list[str] | None = None,
+    reserve: int = 0,
 ) -> dict:
     """Capture changes of ``table_name`` (only items whose ``type_attribute`` is one of ``types``, when given).
     Items already stored that become captured are queued (``Queued``). Idempotent; calling again with other
-    types replaces them."""
+    types replaces them. ``guarded``: types also captured, but only so that sync can undo the device's writes
+    (models the cloud owns; never backfilled). ``reserve``: bytes of metadata sync adds to a pushed item: a
+    write whose item would then pass 400 KB is refused."""
     table = engine.catalog.get(table_name)
-    if (type_attribute is None) != (types is None):
-        raise ValidationException("TypeAttribute and Types go together")
+    if (type_attribute is None) != (types is None) or (guarded and types is None):
+        raise ValidationException("TypeAttribute and Types go together (and Guarded needs them)")
+    if not isinstance(reserve, int) or isinstance(reserve, bool) or not 0 <= reserve < MAX_ITEM_SIZE:
+        raise ValidationException(f"Reserve must be a whole number of bytes below {MAX_ITEM_SIZE}")
     config: dict[str, Any] = {}
     if types is not None:
-        if not isinstance(type_attribute, str) or not all(isinstance(t, str) for t in types):
-            raise ValidationException("TypeAttribute must be a string and Types a list of strings")
-        config = {"typeAttribute": type_attribute, "types": sorted(set(types))}
+        every = [*types, *(guarded or ())]
+        if not isinstance(type_attribute, str) or not all(isinstance(t, str) for t in every):
+            raise ValidationException("TypeAttribute must be a string and Types and Guarded lists of strings")
+        config = {"typeAttribute": type_attribute, "types": sorted(set(every))}
+        if guarded:
+            config["guarded"] = sorted(set(guarded))
+    if reserve:
+        config["reserve"] = reserve
     previous = table.description.get("_capture")
     queued = 0
     if previous != config:
@@ -185,6 +227,8 @@ def _backfill(conn: Any, engine: Engine, table: Table, previous: dict | None, co
         item = table.load_row(text, binary, pk, sk)
         if not _captures(config, item) or _captures(previous, item):
             continue
+        if _type_of(item, config.get("typeAttribute", "")) in config.get("guarded", ()):
+            continue  # the cloud's: stored by pulls, nothing to push
         key = table.key_of(item)
         pk, sk = table.key_values(key)
         conn.execute(
@@ -212,30 +256,67 @@ def read_changes(engine: Engine, table_name: str, limit: int = 100, after_seq: i
     limit = max(1, min(int(limit), MAX_READ))
     with engine.storage.read() as conn:
         rows = conn.execute(
-            "SELECT key, seq, at, base, gone, fields, ver FROM dynabase_changes WHERE tbl = ? AND seq > ? "
-            "ORDER BY seq LIMIT ?",
+            "SELECT key, seq, at, base, gone, fields, ver FROM dynabase_changes c WHERE tbl = ? AND seq > ? "
+            f"AND {_LIVE} ORDER BY seq LIMIT ?",
             (table.name, after_seq, limit),
         ).fetchall()
         pending = conn.execute(
-            "SELECT count(*) FROM dynabase_changes WHERE tbl = ?", (table.name,)
+            f"SELECT count(*) FROM dynabase_changes c WHERE tbl = ? AND {_LIVE}", (table.name,)
         ).fetchone()[0]
-        changes = []
-        for key_text, seq, at, base, gone, fields, version in rows:
-            key = load_dumped(key_text)
-            change: dict[str, Any] = {"Key": key, "Seq": seq, "At": at}
-            if version:
-                change["Version"] = version
-            if base:
-                change["Base"] = base
-            if fields is not None:
-                change["Fields"] = json.loads(fields)
-            item, _ = read_row(conn, table, Row(table, key))
-            if item is not None:
-                change["Item"] = item
-            elif gone:
-                change["OldItem"] = load_dumped(gone)
-            changes.append(change)
-    return {"Changes": changes, "Pending": pending}
+        refused = conn.execute(
+            f"SELECT count(*) FROM dynabase_changes c WHERE tbl = ? AND NOT {_LIVE}", (table.name,)
+        ).fetchone()[0]
+        changes = [_change(conn, table, *row) for row in rows]
+    return {"Changes": changes, "Pending": pending, "Quarantined": refused}
+
+
+def _change(
+    conn: Any,
+    table: Table,
+    key_text: str,
+    seq: int,
+    at: int,
+    base: str | None,
+    gone: str | None,
+    fields: str | None,
+    version: str | None,
+) -> dict[str, Any]:
+    """A change log row as :func:`read_changes` gives it."""
+    key = load_dumped(key_text)
+    change: dict[str, Any] = {"Key": key, "Seq": seq, "At": at}
+    if version:
+        change["Version"] = version
+    if base:
+        change["Base"] = base
+    if fields is not None:
+        change["Fields"] = json.loads(fields)
+    item, _ = read_row(conn, table, Row(table, key))
+    if item is not None:
+        change["Item"] = item
+    elif gone:
+        change["OldItem"] = load_dumped(gone)
+    return change
+
+
+def discard_changes(engine: Engine, table_name: str, discards: list[dict]) -> dict:
+    """Undo device writes sync must not push (``{"Key", "Seq", "Item"?}``), while their seq is unchanged: the
+    change goes and the item becomes ``Item`` (the cloud's; absent: no item), without capture.
+    ``{"Discarded": n}``."""
+    table = _captured_table(engine, table_name)
+    done = 0
+    with engine.storage.write() as conn:
+        for discard in discards:
+            row = Row(table, discard["Key"])
+            if not conn.execute(
+                "DELETE FROM dynabase_changes WHERE tbl = ? AND pk = ? AND sk = ? AND seq = ?",
+                (table.name, row.pk, row.sk, discard["Seq"]),
+            ).rowcount:
+                continue  # written again since: the next push sees the newer change
+            current, _ = read_row(conn, table, row)
+            wanted = discard.get("Item")
+            _write_quietly(engine, conn, table, row, current, validate_item(wanted) if wanted else None)
+            done += 1
+    return {"Discarded": done}
 
 
 def pin_versions(engine: Engine, table_name: str, pins: list[dict]) -> None:
@@ -331,8 +412,9 @@ def apply_changes(
     transaction.
 
     A change is applied when its version is newer than the key's: the pending local change's version (which
-    then is dropped: a conflict the local change lost), else the stored item's or the key's tombstone's.
-    Returns ``{"Applied", "Skipped", "Conflicts", "Deletes"}``.
+    then is dropped: a conflict the local change lost), else the stored item's or the key's tombstone's. A
+    change marked ``"Resync"`` (from a full resync: the cloud is the reference) replaces any other version of a
+    key without a pending change: the cloud may have lost a newer one (a swept tombstone). Returns ``{"Applied", "Skipped", "Conflicts", "Deletes"}``.
     """
     table = engine.catalog.get(table_name)
     counts = {"Applied": 0, "Skipped": 0, "Conflicts": 0, "Deletes": 0}
@@ -388,7 +470,7 @@ def apply_changes(
                     ).fetchone()
                 )
                 known = _newest(_version_of(current), tomb[0] if tomb else None)
-                if known is not None and version <= known:
+                if known is not None and version <= known and (version == known or not change.get("Resync")):
                     counts["Skipped"] += 1
                     continue
             if deleting:

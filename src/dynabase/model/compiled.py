@@ -168,6 +168,7 @@ class CompiledPaths(ModelBase):
         ``execute=False``, no hidden fields shown); otherwise the general :meth:`RequestPath._run`.  The same
         results as the general run: ``_compiled_ok`` already ruled out synced models and read hooks."""
         p, op, table = built.params, built.op, self.table
+        self._refuse_device_write(op)
         if p.get("execute") is False or table.hidden:
             # RequestPath._run (not declared in base: it takes this Built where an Expression goes)
             return self._run(op, built)  # type: ignore[attr-defined]

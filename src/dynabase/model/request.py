@@ -11,6 +11,7 @@ from ..clock import DELETED_ATTR
 from .base import ModelBase
 from .errors import (
     ConditionFailedError,
+    ModelDisabledError,
     OneTableArgError,
 )
 from .expression import Expression
@@ -67,12 +68,27 @@ FOLLOW_THREADS = 10
 class RequestPath(ModelBase):
     """How a Model runs the request it built and returns its results."""
 
+    def _refuse_device_write(self, op: str) -> None:
+        """A device table does not write a model the cloud owns (``sync: down``): the next sync would undo it."""
+        table = self.table
+        if (
+            table.side == "device"
+            and op in ("put", "update", "delete")
+            and self.name in table.sync_plan.guarded
+        ):
+            raise ModelDisabledError(
+                f"Model \"{self.name}\" is written by the cloud only (process.{self.name}.sync is 'down'), and "
+                "this table is the device side: the next sync would undo the write; write it on the cloud side",
+                model=self.name,
+            )
+
     def _run(self, op: str, expr: Expression) -> Any:
         p = expr.params
         cmd = expr.command()
         table = self.table
         wire = op  # the operation sent: a cloud-side remove of a synced model writes a tombstone
         synced = table.side == "cloud" and self.name in table.sync_plan.models
+        self._refuse_device_write(op)
         if synced:
             had_condition = bool(cmd.get("ConditionExpression"))
             wire, cmd = cloud_command(

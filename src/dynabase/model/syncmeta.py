@@ -89,6 +89,26 @@ class SyncPlan:
     def pulled(self) -> list[str]:
         return [m.name for m in self.models.values() if m.pulls]
 
+    @property
+    def guarded(self) -> list[str]:
+        """Models the cloud owns (``sync: down``): a device write of one is undone by the next sync."""
+        return [m.name for m in self.models.values() if not m.pushes]
+
+    def metadata_reserve(self, node: str) -> int:
+        """Bytes the metadata of a push from ``node`` adds to an item: names and values of the version, the
+        arrival stamp and the scope (counted as its template's text with ``node``: a scope rendered from
+        longer values is found too big at the push)."""
+        version = make_version(0, 0, node)
+        scope = max(
+            (
+                len(m.name) + 1 + (len(m.scope.text) + len(node) if m.scope else 0)
+                for m in self.models.values()
+            ),
+            default=0,
+        )
+        names = len(VERSION_ATTR) + len(SEQ_ATTR) + len(SCOPE_ATTR)
+        return names + len(version) + len(make_seq(0, node)) + scope
+
     def model_of(self, item: Mapping[str, Any] | None) -> ModelSync | None:
         if not item:
             return None

@@ -492,10 +492,17 @@ class Table:
                 self.log("warn", f'Table "{self.name}": no change capture on this client, so it cannot sync')
         return result
 
-    def enable_change_capture(self) -> None:
-        """Capture changes of the models that sync up (device side; idempotent)."""
+    def enable_change_capture(self, node: str = "x" * 12) -> None:
+        """Capture changes of the models that sync up, and of those that sync down (only so that sync undoes
+        them); refuse writes that leave no room for the metadata a push from ``node`` (the device id) adds
+        (device side; idempotent)."""
+        plan = self.sync_plan
         self.client.enable_change_capture(
-            TableName=self.name, TypeAttribute=self.params.type_field, Types=self.sync_plan.pushed
+            TableName=self.name,
+            TypeAttribute=self.params.type_field,
+            Types=plan.pushed,
+            Guarded=plan.guarded,
+            Reserve=plan.metadata_reserve(node),
         )
 
     def delete_table(self, confirmation: str | None = None) -> None:

@@ -4,9 +4,11 @@ a second item with the same value of a ``unique`` field fails with :class:`~dyna
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .base import ModelBase
+from .codec import encode_item
 from .errors import (
     NotFoundError,
     OneTableArgError,
@@ -62,6 +64,24 @@ class UniqueFields(ModelBase):
             return self._unique_key(field, values, p, value)
         except UniqueError:
             return None
+
+    def sentinel_items(self, item: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The ``_unique#`` sentinel items (wire format) that a stored item of this model (wire format) holds,
+        as :meth:`create` writes them: what sync claims in the cloud with a pushed item and keeps on a device
+        with a pulled one."""
+        if not self.spec.unique_fields:
+            return []
+        read = self._read_raw_items("get", [dict(item)], {"hidden": True})
+        if not read:
+            return []
+        properties = self._prepare("update", dict(read[0]), {"checked": True, "exists": True})
+        sentinels = []
+        for field in self.spec.unique_fields:
+            pk = self._stored_sentinel(field, properties, {})
+            if pk is not None:
+                keys = self._unique_keys(pk)
+                sentinels.append(encode_item({**keys, self.type_field: UNIQUE_MODEL}))
+        return sentinels
 
     def _unique_keys(self, pk: str) -> dict[str, Any]:
         keys = {self.primary.hash: pk}

@@ -16,7 +16,9 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..clock import make_seq, seq_ms, wall_clock
-from ..model.syncmeta import SyncPlan
+from ..model.codec import Decoder, encode_item
+from ..model.syncmeta import ModelSync, SyncPlan
+from . import unique
 from .errors import SyncError, classify
 from .offset import ClockOffset
 from .pull import pull
@@ -35,6 +37,9 @@ from .resolve import Resolver
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.table import Table
+
+_plain = Decoder("auto")
+_NO_MODEL = ModelSync("?", "none", None)
 
 
 class Sync:
@@ -83,9 +88,9 @@ class Sync:
         self.endpoint = str(getattr(getattr(cloud.client, "meta", None), "endpoint_url", "") or "the cloud")
         if not device.exists():
             device.create_table()
-        device.enable_change_capture()
         state = self._state()
         self.device_id = device_id or state.get(STATE_DEVICE) or uuid.uuid4().hex[:12]
+        device.enable_change_capture(node=self.device_id)
         if state.get(STATE_DEVICE) != self.device_id:
             self._put_state({STATE_DEVICE: self.device_id})
         self.offset = ClockOffset.load(state.get(STATE_OFFSET))
@@ -93,6 +98,8 @@ class Sync:
         self._lock = threading.Lock()
         primary = device.indexes["primary"]
         self.key_names = [n for n in (primary.hash, primary.sort) if n]
+        #: whether a synced model has unique fields (their sentinels travel with the items)
+        self._unique = any(unique.has_unique(self, name) for name in self.plan.models)
 
     # -- state and clock -------------------------------------------------------------------------------------
 
@@ -204,7 +211,47 @@ class Sync:
             last_error=state.get(STATE_ERROR),
             clock_offset=self.offset.value,
             last_sync=state.get(STATE_SYNCED),
+            quarantined=self.quarantine(),
         )
+
+    # -- the quarantine: changes the cloud refused, set aside so that the rest syncs -------------------------------
+
+    def quarantine(self) -> list[dict[str, Any]]:
+        """The changes the cloud refused: ``{"key", "model", "reason", "refused_at"}`` each (``key``: the plain
+        primary key, as :meth:`retry` and :meth:`drop` take it)."""
+        changes = self.client.list_quarantine(TableName=self.device.name)["Changes"]
+        return [
+            {
+                "key": _plain.decode_item(change["Key"]),
+                "model": (self.plan.model_of(change.get("Item") or change.get("OldItem")) or _NO_MODEL).name,
+                "reason": change["Reason"],
+                "refused_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(change["RefusedAt"] / 1000)),
+            }
+            for change in changes
+        ]
+
+    def retry(self, keys: list[Mapping[str, Any]] | None = None) -> int:
+        """Give quarantined changes (``keys``: plain primary keys; None: all) back to the next push."""
+        return self._release(keys, drop=False)
+
+    def drop(self, keys: list[Mapping[str, Any]] | None = None) -> int:
+        """Forget quarantined changes (``keys``; None: all): never pushed; the device keeps its items as they
+        are (a later cloud change of the item still reaches a device that pulls the model)."""
+        return self._release(keys, drop=True)
+
+    def _release(self, keys: list[Mapping[str, Any]] | None, drop: bool) -> int:
+        wire = None if keys is None else [self._key(key) for key in keys]
+        released: int = self.client.release_quarantine(TableName=self.device.name, Keys=wire, Drop=drop)[
+            "Released"
+        ]
+        return released
+
+    def _key(self, key: Mapping[str, Any]) -> dict[str, Any]:
+        if not isinstance(key, Mapping) or set(key) != set(self.key_names):
+            raise ValueError(
+                f"a quarantined change is named by its primary key: {{{', '.join(self.key_names)}}}"
+            )
+        return encode_item(dict(key))
 
     def run(
         self, interval: float = 0.5, stop: threading.Event | None = None, max_backoff: float = 60.0
@@ -228,6 +275,7 @@ class Sync:
     # -- the device side of both halves ---------------------------------------------------------------------------
 
     def _apply(self, changes: list[dict[str, Any]], state: dict[str, str]) -> dict[str, Any]:
+        before = unique.local_before(self, changes) if self._unique else {}
         applied: dict[str, Any] = self.client.apply_changes(
             TableName=self.device.name,
             Changes=changes,
@@ -236,6 +284,8 @@ class Sync:
             Node=self.device_id,
             TombstoneSeconds=self.tombstone_ttl,
         )
+        if before:
+            unique.settle_local(self, before)
         return applied
 
 

@@ -65,6 +65,8 @@ def _pull_scope(
         page = sync._cloud("query", **request)
         items = page.get("Items", [])
         changes = [pulled_change(item, sync.key_names) for item in items if version_of(item)]
+        for change in changes if full else ():  # the cloud is the reference: it may hold less than it had
+            change["Resync"] = True
         for item in items:
             newest = max(newest, item.get(SEQ_ATTR, {}).get("S", ""))
             if full:

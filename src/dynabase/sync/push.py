@@ -1,22 +1,43 @@
 """The push half of a sync: each captured change of a model that syncs up, written to the cloud as a conditional
-put that keeps the newer version; a lost answer, a slow write and a lost conflict handled (see ``docs/sync.md``)."""
+put that keeps the newer version (with its unique values' sentinels, in one transaction, for a model that has
+them); a lost answer, a slow write and a lost conflict handled; a change the cloud refuses set aside in the
+quarantine; device writes that must not be pushed (a ``down`` model's, an edit older than a swept delete)
+undone and reported (see ``docs/sync.md``)."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..clock import DELETED_ATTR, SCOPE_ATTR, SEQ_ATTR, SYNC_ATTRS, VERSION_ATTR, next_version
+from ..clock import DELETED_ATTR, SCOPE_ATTR, SEQ_ATTR, SYNC_ATTRS, VERSION_ATTR, next_version, version_parts
 from ..model.syncmeta import ModelSync
+from ..types import MAX_ITEM_SIZE, item_size
+from . import unique
 from .records import SyncResult, error_code, pulled_change, version_of
 from .resolve import resolve
 
 if TYPE_CHECKING:
     from .core import Sync
 
+log = logging.getLogger("dynabase.sync")
 #: the cloud keeps a pushed version only over an older one
 _CONDITION = "attribute_not_exists(#v) OR #v < :v"
+_LANDED = object()
+_UNIQUE_ATTEMPTS = 3
+#: an update of an item the cloud had: it must still be there (an item without metadata counts as older)
+_UPDATE_CONDITION = "(attribute_exists(#k) AND attribute_not_exists(#v)) OR #v < :v"
+
+
+@dataclass
+class _Round:
+    """What one page of changes settles besides acknowledgements."""
+
+    acks: list[dict[str, Any]] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)
+    discards: list[dict[str, Any]] = field(default_factory=list)
 
 
 def push(sync: Sync, stop: threading.Event | None) -> SyncResult:
@@ -28,19 +49,33 @@ def push(sync: Sync, stop: threading.Event | None) -> SyncResult:
         if not changes:
             break
         _pin(sync, changes)
-        acks = []
+        batch = _Round()
         for change in changes:
             after = change["Seq"]
-            ack = _push_one(sync, change, result)
+            ack = _push_one(sync, change, result, batch)
             if ack is not None:
-                acks.append(ack)
-        if acks:
-            sync.client.ack_changes(
-                TableName=sync.device.name, Acks=acks, TombstoneSeconds=sync.tombstone_ttl
-            )
+                batch.acks.append(ack)
+        _settle(sync, batch, result)
         if sync.progress:
             sync.progress("push", result.pushed)
     return result
+
+
+def _settle(sync: Sync, batch: _Round, result: SyncResult) -> None:
+    """Acknowledge what landed, set aside what the cloud refused, undo what must not be pushed."""
+    name = sync.device.name
+    if batch.acks:
+        sync.client.ack_changes(TableName=name, Acks=batch.acks, TombstoneSeconds=sync.tombstone_ttl)
+    if batch.refused:
+        result.quarantined += sync.client.quarantine_changes(TableName=name, Entries=batch.refused)[
+            "Quarantined"
+        ]
+        for entry in batch.refused:
+            log.warning("sync: change of %s refused, quarantined: %s", entry["Key"], entry["Reason"])
+    if batch.discards:
+        result.discarded += sync.client.discard_changes(TableName=name, Discards=batch.discards)["Discarded"]
+        for entry in batch.discards:
+            log.warning("sync: device write of %s discarded: %s", entry["Key"], entry["Why"])
 
 
 def _pin(sync: Sync, changes: list[dict[str, Any]]) -> None:
@@ -60,41 +95,143 @@ def _pin(sync: Sync, changes: list[dict[str, Any]]) -> None:
         sync.client.pin_versions(TableName=sync.device.name, Pins=pins)
 
 
-def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult) -> dict[str, Any] | None:
-    """Push one change; the ack to send (None when the change was settled otherwise, by a conflict)."""
+def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult, batch: _Round) -> dict[str, Any] | None:
+    """Push one change; the ack to send (None when the change was settled otherwise: a conflict, a refusal,
+    a discard)."""
     item = change.get("Item")
     source = item if item is not None else change.get("OldItem")
     model = sync.plan.model_of(source)
     ack = {"Key": change["Key"], "Seq": change["Seq"]}
-    if model is None or not model.pushes or source is None:
-        return ack  # not a model that syncs up: nothing to push
+    if model is None or source is None:
+        return ack  # not a model that syncs: nothing to push
+    if not model.pushes:  # the cloud owns it: the device's write is undone
+        why = f"process.{model.name}.sync is down: the cloud owns its items"
+        batch.discards.append({**ack, "Item": _cloud_copy(sync, model, change["Key"]), "Why": why})
+        return None
     version = change["Version"]
-    cloud_item = _cloud_item_of(sync, model, item, source, change["Key"], version)
+    try:
+        cloud_item = _cloud_item_of(sync, model, item, source, change["Key"], version)
+    except ValueError as error:  # a scope the item cannot render: no device could ever receive it
+        if item is None and "Base" not in change:
+            return ack  # the delete of an item the cloud never had (such an item was refused): nothing to do
+        batch.refused.append({**ack, "Reason": str(error)})
+        return None
+    size = item_size(cloud_item)
+    if size > MAX_ITEM_SIZE:
+        reason = (
+            f"the item with its sync metadata is {size} bytes, above DynamoDB's {MAX_ITEM_SIZE}-byte limit"
+        )
+        batch.refused.append({**ack, "Reason": reason})
+        return None
+    # an update of an item the cloud had (a version to start from) must find it there: if it has gone, a
+    # delete's tombstone expired before this device could see it (see _gone)
+    revalidate = item is not None and "Base" in change and "Fields" in change
     stamped = time.monotonic()
     try:
-        sync._cloud(
-            "put_item",
-            TableName=sync.cloud.name,
-            Item=cloud_item,
-            ConditionExpression=_CONDITION,
-            ExpressionAttributeNames={"#v": VERSION_ATTR},
-            ExpressionAttributeValues={":v": {"S": version}},
-            ReturnValuesOnConditionCheckFailure="ALL_OLD",
-        )
+        if unique.has_unique(sync, model.name):
+            outcome = _put_unique(sync, change, item, cloud_item, revalidate)
+        else:
+            outcome = _put(sync, change, cloud_item, revalidate)
+    except unique.Refused as refused:  # e.g. another item holds one of its unique values: set it aside
+        batch.refused.append({**ack, "Reason": str(refused)})
+        return None
     except Exception as error:
-        if error_code(error) != "ConditionalCheckFailedException":
+        code = error_code(error)
+        if code != "ValidationException":
             raise
-        current = (getattr(error, "response", None) or {}).get("Item") or _cloud_get(sync, change["Key"])
+        # this item, not the endpoint: set it aside, go on with the rest
+        message = ((getattr(error, "response", None) or {}).get("Error") or {}).get("Message") or str(error)
+        batch.refused.append({**ack, "Reason": f"{code}: {message}"})
+        return None
+    if outcome is not _LANDED:  # the cloud item that stood in the way (None: there is none)
+        current = outcome
         held = version_of(current)
         if held is not None and held == version:  # our own write, landed before (a retry after a lost answer)
             _restamp(sync, change["Key"], version)
             return {**ack, "Version": version}
-        return _lost(sync, model, change, item, current, result)
+        if current is None and revalidate:
+            return _gone(sync, model, change, result, batch)
+        try:
+            return _lost(sync, model, change, item, current, result)
+        except unique.Refused as refused:  # what a resolver merged claims another item's value
+            batch.refused.append({**ack, "Reason": str(refused)})
+            return None
     if time.monotonic() - stamped > sync.overlap_ms / 3000:  # a slow write: its arrival stamp is re-dated
         _restamp(sync, change["Key"], version)
     result.pushed += 1
     result.deletes += item is None
     return {**ack, "Version": version}
+
+
+def _put(sync: Sync, change: dict[str, Any], cloud_item: dict[str, Any], revalidate: bool) -> Any:
+    """The conditional put of a change: :data:`_LANDED`, or the cloud item that failed the condition."""
+    names = {"#v": VERSION_ATTR, **({"#k": sync.key_names[0]} if revalidate else {})}
+    try:
+        sync._cloud(
+            "put_item",
+            TableName=sync.cloud.name,
+            Item=cloud_item,
+            ConditionExpression=_UPDATE_CONDITION if revalidate else _CONDITION,
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues={":v": {"S": change["Version"]}},
+            ReturnValuesOnConditionCheckFailure="ALL_OLD",
+        )
+    except Exception as error:
+        if error_code(error) != "ConditionalCheckFailedException":
+            raise
+        return (getattr(error, "response", None) or {}).get("Item") or _cloud_get(sync, change["Key"])
+    return _LANDED
+
+
+def _put_unique(
+    sync: Sync,
+    change: dict[str, Any],
+    item: dict[str, Any] | None,
+    cloud_item: dict[str, Any],
+    revalidate: bool,
+) -> Any:
+    """:func:`_put` for a model with unique fields: the item and its sentinels in one transaction, over the
+    cloud item read just before (read again when it moved in between, a few times)."""
+    current = None
+    for _ in range(_UNIQUE_ATTEMPTS):
+        current = _cloud_get(sync, change["Key"])
+        held = version_of(current)
+        if (held is not None and held >= change["Version"]) or (current is None and revalidate):
+            return current
+        if unique.transact_put(sync, cloud_item, current, item):
+            return _LANDED
+    return current  # it keeps moving: the change stays pending (see _lost)
+
+
+def _gone(
+    sync: Sync, model: ModelSync, change: dict[str, Any], result: SyncResult, batch: _Round
+) -> dict[str, Any] | None:
+    """An update of an item the cloud no longer has, nor its tombstone: it was deleted at least a tombstone
+    lifetime ago. An edit made since is newer than that delete: it is pushed (the item comes back, last writer
+    wins). An older one lost to the delete: it is discarded (a device that pulls the model deletes its copy;
+    an ``up`` model's device keeps its own, as for any lost conflict) and reported, never resurrected."""
+    edited_ms = version_parts(change["Version"])[0]
+    if edited_ms > sync.now_ms() - sync.tombstone_ttl * 1000:
+        return _push_one(sync, {k: v for k, v in change.items() if k != "Fields"}, result, batch)
+    why = "an edit older than the delete of the item in the cloud (its tombstone has expired)"
+    if model.pulls:
+        batch.discards.append({"Key": change["Key"], "Seq": change["Seq"], "Why": why})
+        return None
+    result.discarded += 1
+    log.warning("sync: device change of %s discarded: %s", change["Key"], why)
+    return {"Key": change["Key"], "Seq": change["Seq"]}
+
+
+def _cloud_copy(sync: Sync, model: ModelSync, key: dict[str, Any]) -> dict[str, Any] | None:
+    """The cloud's live item at ``key`` when it is in this device's scope (what the device should hold)."""
+    current = _cloud_get(sync, key)
+    if current is None or current.get(DELETED_ATTR) or version_of(current) is None:
+        return None
+    try:
+        mine = sync.plan.item_scope(model, current) == sync.plan.device_scope(model, sync.device_id)
+    except ValueError:
+        return None
+    return current if mine else None
 
 
 def _cloud_item_of(
@@ -171,15 +308,19 @@ def _lost(
         if merged is not None:
             version = next_version(sync.now_ms(), sync.device_id, version_of(current))
             cloud_item = _cloud_item_of(sync, model, merged, merged, change["Key"], version)
-            if not _conditional(
-                sync,
-                "put_item",
-                TableName=sync.cloud.name,
-                Item=cloud_item,
-                ConditionExpression="#v = :c",
-                ExpressionAttributeNames={"#v": VERSION_ATTR},
-                ExpressionAttributeValues={":c": {"S": version_of(current)}},
-            ):
+            if unique.has_unique(sync, model.name):
+                written = unique.transact_put(sync, cloud_item, current, merged)  # (Refused: above)
+            else:
+                written = _conditional(
+                    sync,
+                    "put_item",
+                    TableName=sync.cloud.name,
+                    Item=cloud_item,
+                    ConditionExpression="#v = :c",
+                    ExpressionAttributeNames={"#v": VERSION_ATTR},
+                    ExpressionAttributeValues={":c": {"S": version_of(current)}},
+                )
+            if not written:
                 return None  # the cloud moved again: the change stays pending, the next round retries
             current = cloud_item
             result.pushed += 1

@@ -28,13 +28,16 @@ class SyncResult:
     pulled: int = 0
     conflicts: int = 0
     deletes: int = 0
+    #: changes the cloud refused, set aside in the device's quarantine (``Sync.quarantine()``)
+    quarantined: int = 0
+    #: device writes undone instead of pushed (a ``sync: down`` model's, or an edit of an item deleted while
+    #: this device could not know)
+    discarded: int = 0
     in_step: bool = False
 
     def add(self, other: SyncResult) -> None:
-        self.pushed += other.pushed
-        self.pulled += other.pulled
-        self.conflicts += other.conflicts
-        self.deletes += other.deletes
+        for name in ("pushed", "pulled", "conflicts", "deletes", "quarantined", "discarded"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
 @dataclass
@@ -46,6 +49,8 @@ class SyncStatus:
     last_error: str | None
     clock_offset: float | None
     last_sync: str | None
+    #: the changes set aside: ``{"key", "model", "reason", "refused_at"}`` each (see ``Sync.quarantine()``)
+    quarantined: list[dict[str, Any]]
 
 
 def error_code(error: BaseException) -> str:

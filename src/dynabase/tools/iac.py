@@ -38,6 +38,8 @@ __all__ = [
     "STREAM_VIEW_TYPES",
     "IacOptions",
     "apply_table_extras",
+    "table_extras",
+    "table_extras_commands",
     "cloudformation",
     "create_table_request",
     "render",
@@ -408,9 +410,9 @@ def create_table_request(
     return request
 
 
-def apply_table_extras(client: Any, template_or_properties: Mapping[str, Any]) -> None:
-    """Enable what CloudFormation sets besides CreateTable (TTL, point-in-time recovery) on a created table,
-    through a boto3-style ``client``."""
+def table_extras(template_or_properties: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """What CloudFormation and Terraform set besides CreateTable (TTL, point-in-time recovery), as the
+    ``(operation, request)`` calls that enable them on a created table: CreateTable cannot carry them."""
     props: Mapping[str, Any] = template_or_properties
     if "Resources" in template_or_properties:
         props = next(
@@ -419,16 +421,42 @@ def apply_table_extras(client: Any, template_or_properties: Mapping[str, Any]) -
             if r.get("Type") == "AWS::DynamoDB::Table"
         )
     name = props["TableName"]
+    calls: list[tuple[str, dict[str, Any]]] = []
     ttl = props.get("TimeToLiveSpecification")
     if ttl and _bool(ttl.get("Enabled")):
-        client.update_time_to_live(
-            TableName=name, TimeToLiveSpecification={"AttributeName": ttl["AttributeName"], "Enabled": True}
-        )
+        spec = {"AttributeName": ttl["AttributeName"], "Enabled": True}
+        calls.append(("update_time_to_live", {"TableName": name, "TimeToLiveSpecification": spec}))
     pitr = props.get("PointInTimeRecoverySpecification")
     if pitr and _bool(pitr.get("PointInTimeRecoveryEnabled")):
-        client.update_continuous_backups(
-            TableName=name, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True}
+        spec = {"PointInTimeRecoveryEnabled": True}
+        calls.append(
+            ("update_continuous_backups", {"TableName": name, "PointInTimeRecoverySpecification": spec})
         )
+    return calls
+
+
+def apply_table_extras(client: Any, template_or_properties: Mapping[str, Any]) -> None:
+    """Enable what CloudFormation sets besides CreateTable (TTL, point-in-time recovery) on a created table,
+    through a boto3-style ``client``."""
+    for operation, request in table_extras(template_or_properties):
+        getattr(client, operation)(**request)
+
+
+def table_extras_commands(template_or_properties: Mapping[str, Any]) -> list[str]:
+    """The AWS CLI commands that enable :func:`table_extras` once the table exists (``aws dynamodb
+    create-table --cli-input-json`` creates the table without them)."""
+    commands = []
+    for operation, request in table_extras(template_or_properties):
+        args = [f"aws dynamodb {operation.replace('_', '-')}", f"--table-name {request['TableName']}"]
+        for name, spec in request.items():
+            if name != "TableName":
+                flag = re.sub(r"(?<!^)([A-Z])", r"-\1", name).lower()
+                shorthand = ",".join(
+                    f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in spec.items()
+                )
+                args.append(f"--{flag} {shorthand}")
+        commands.append(" ".join(args))
+    return commands
 
 
 # -- entry point -------------------------------------------------------------------------------------------
