@@ -15,6 +15,7 @@ import sys
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..server.options import add_allow_host
 from .transfer import _add_connection, _client
 
 
@@ -46,13 +47,14 @@ def register(commands: Any) -> None:
         action="store_true",
         help="allow changes through an --endpoint-url on another machine (read-only by default)",
     )
+    add_allow_host(p, "dynabase ui")
     p.add_argument("-v", "--verbose", action="store_true", help="log every request on stderr")
     p.set_defaults(run=run)
 
 
 def endpoint_read_only(endpoint_url: str | None, allow_writes: bool) -> bool:
     """Read-only unless the data is on this machine (a --db file, a loopback endpoint) or writes are allowed."""
-    from ..console.security import is_loopback_host
+    from ..server.access import is_loopback_host
 
     if endpoint_url is None or allow_writes:
         return False
@@ -79,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     except Exception as error:  # the schema does not load or is invalid
         print(f"dynabase ui: error: schema {args.schema}: {error}", file=sys.stderr)
         return 1
+    app.guard.allowed_hosts = frozenset(args.allow_host or ())
     try:
         server = ConsoleServer(app, args.host, args.port, verbose=args.verbose)
     except OSError as error:

@@ -64,8 +64,11 @@ class Server:
         credentials: dict[str, str] | None = None,
         log_level: int = 0,
         log_stream: TextIO | None = None,
+        cors_origins: Iterable[str] = (),
+        allowed_hosts: Iterable[str] = (),
         **http_options: Any,
     ) -> None:
+        from .access import Access
         from .sigv4 import Verifier
 
         self.db = db
@@ -73,6 +76,13 @@ class Server:
         self._owned: list[Any] = []
         log = RequestLog(log_stream, log_level)
         verifier = Verifier(credentials) if credentials else None
+        # with signatures checked a page cannot sign: AWS's open CORS and any Host name are safe
+        access = Access(
+            cors_origins,
+            [*allowed_hosts, host],
+            open_by_default=verifier is not None,
+            check_host=verifier is None,
+        )
         if not shared_db:
             if engine is not None:
                 raise ValueError("per-key databases are opened by the server: pass db=, not engine=")
@@ -80,12 +90,14 @@ class Server:
             def factory(access_key: str, key_region: str) -> Any:
                 return _open_engine(per_key_path(db, access_key, key_region), key_region or region)
 
-            self.app = DynamoDBApp(engine_factory=factory, verifier=verifier, log=log, region=region)
+            self.app = DynamoDBApp(
+                engine_factory=factory, verifier=verifier, log=log, region=region, access=access
+            )
         else:
             if engine is None:
                 engine = _open_engine(db, region)
                 self._owned.append(engine)
-            self.app = DynamoDBApp(engine, verifier=verifier, log=log, region=region)
+            self.app = DynamoDBApp(engine, verifier=verifier, log=log, region=region, access=access)
         try:
             self.http = HTTPServer(self.app, host, port, **http_options)
         except BaseException:
@@ -146,8 +158,9 @@ def run_in_thread(
 
     ``stop()`` stops gracefully and closes the engine only if this call created it. Options are
     :class:`Server`'s: ``db``, ``region``, ``shared_db``, ``credentials`` ({access key: secret} to require
-    SigV4 signatures), ``log_level`` (0 quiet, 1 every request, 2 bodies too), ``log_stream``, and the
-    HTTP limits ``max_connections``, ``idle_timeout``, ``request_timeout``.
+    SigV4 signatures), ``log_level`` (0 quiet, 1 every request, 2 bodies too), ``log_stream``,
+    ``cors_origins`` (browser origins granted access), ``allowed_hosts`` (``Host`` names answered besides
+    localhost and IP addresses; both only matter without ``credentials``), and the HTTP limits ``max_connections``, ``idle_timeout``, ``request_timeout``.
     """
     server = Server(engine, host=host, port=port, **options).start()
     return server.url, server.stop
@@ -214,6 +227,8 @@ def serve(options: Any) -> int:
             shared_db=options.shared_db,
             credentials=secrets or None,
             log_level=level,
+            cors_origins=getattr(options, "cors_origin", None) or (),
+            allowed_hosts=getattr(options, "allow_host", None) or (),
             **limits,
         )
     except OSError as error:
