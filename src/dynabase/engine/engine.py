@@ -13,6 +13,7 @@ from ..errors import (
     ClosedError,
     DynamoDBError,
     InternalFailure,
+    InternalServerError,
     ResourceNotFoundException,
     SerializationException,
     UnknownOperationException,
@@ -21,7 +22,7 @@ from . import batch, capture, extras, items, legacy, query, streams, transaction
 from .catalog import TABLE_NOT_FOUND, Catalog, CatalogChanged
 from .readers import ReaderError
 from .schema import Table
-from .storage import Storage
+from .storage import Storage, storage_fault
 
 log = logging.getLogger("dynabase.engine")
 
@@ -176,6 +177,10 @@ class Engine:
             # other failure is a bug, which must not look like a successful call or leak a traceback to callers
             if _lone_surrogate(error):
                 raise SerializationException(LONE_SURROGATE) from None
+            fault = storage_fault(error)
+            if fault is not None:  # the database, not the request nor a bug: say what happened
+                log.error("storage fault in %s: %s", operation, fault)
+                raise InternalServerError(fault) from None
             log.exception("internal error in %s", operation)
             raise InternalFailure(_INTERNAL)
         return result

@@ -531,6 +531,24 @@ def _check_format(path: str, conn: sqlite3.Connection) -> None:
         )
 
 
+#: SQLite's primary result codes that are about the database itself, in the user's words
+_FAULTS = {
+    13: "the database's disk is full",  # SQLITE_FULL
+    11: "the database file is damaged",  # SQLITE_CORRUPT
+    26: "the database file is damaged",  # SQLITE_NOTADB
+    10: "the database file could not be read or written",  # SQLITE_IOERR
+    8: "the database file is read-only",  # SQLITE_READONLY
+}
+
+
+def storage_fault(error: BaseException) -> str | None:
+    """What a SQLite error says about the database (full disk, damaged file, ...) in words, SQLite's own message
+    after them; ``None`` for any other error (a bug)."""
+    code = getattr(error, "sqlite_errorcode", None) if isinstance(error, sqlite3.Error) else None
+    cause = _FAULTS.get(code & 0xFF) if isinstance(code, int) else None
+    return f"{cause} (SQLite: {error})" if cause else None
+
+
 def _open_failure(path: str, error: sqlite3.Error) -> str:
     """Why SQLite could not open or set up ``path``, in the user's terms where the file system tells."""
     target = Path(path).expanduser().absolute()
