@@ -85,8 +85,9 @@ class Engine:
         region: str = "us-east-1",
         ttl_sweep_seconds: float | None = 60.0,
         clock: Callable[[], float] | None = None,
+        adopt: bool = False,
     ) -> None:
-        self.storage = Storage(path)
+        self.storage = Storage(path, adopt=adopt)
         self.closed = False
         #: epoch seconds; stamps captured changes (``wall_clock``: time.time() shifted by DYNABASE_CLOCK_SKEW)
         self.clock: Callable[[], float] = clock or wall_clock

@@ -435,7 +435,9 @@ def row_loader(keys: RowKeys) -> RowLoader:
 class Storage:
     """A SQLite database file (or memory) holding DynamoDB tables; safe to share between threads."""
 
-    def __init__(self, path: str = ":memory:", *, timeout: float = 30.0) -> None:
+    def __init__(self, path: str = ":memory:", *, timeout: float = 30.0, adopt: bool = False) -> None:
+        """``adopt``: use a SQLite file another application made (its tables, no dynabase ones) all the same:
+        dynabase adds its tables and switches it to WAL journaling. Otherwise such a file is refused."""
         self.path = path
         self.lock = threading.RLock()
         #: an in-memory database has no other connection, so its catalog cannot change behind our back
@@ -453,6 +455,8 @@ class Storage:
             raise StorageError(path, _open_failure(path, error)) from error
         try:
             self.conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+            if not adopt:
+                _refuse_foreign(path, self.conn)
             if path != ":memory:" and not path.startswith("file::memory:"):
                 self.conn.execute("PRAGMA journal_mode = WAL")
             # NORMAL in WAL mode: a committed write survives a crash of the process (not of the OS before a
@@ -513,6 +517,25 @@ class Storage:
     def close(self) -> None:
         with self.lock:
             self.conn.close()
+
+
+def _refuse_foreign(path: str, conn: sqlite3.Connection) -> None:
+    """Refuse another application's SQLite file (tables, none of them dynabase's): opening it would add
+    dynabase's tables and switch its journal to WAL behind that application's back."""
+    names = [
+        row[0]
+        for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        )
+    ]
+    if names and not any(name.startswith("dynabase_") for name in names):
+        shown = ", ".join(names[:5]) + (f", ... ({len(names)} tables)" if len(names) > 5 else "")
+        raise StorageError(
+            path,
+            f"it is another application's SQLite database (tables: {shown}), not a dynabase one; using it "
+            "would add dynabase's tables and switch it to WAL journaling. Pass --adopt (adopt=True in "
+            "Python) to use it anyway",
+        )
 
 
 def _check_format(path: str, conn: sqlite3.Connection) -> None:

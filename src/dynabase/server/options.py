@@ -73,6 +73,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "unless this option names some",
     )
     add_allow_host(p, "dynabase serve")
+    add_adopt(p)
     p.add_argument(
         "--shutdown-timeout",
         type=float,
@@ -119,6 +120,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_const",
         const=-1,
         help="log only server errors (no line per request)",
+    )
+
+
+def add_adopt(p: argparse.ArgumentParser) -> None:
+    """``--adopt`` (every command that opens a --db file shares it)."""
+    p.add_argument(
+        "--adopt",
+        action="store_true",
+        help="use a --db file that another application's SQLite database is all the same: dynabase adds its "
+        "tables and switches it to WAL journaling (without this, such a file is refused)",
     )
 
 

@@ -43,10 +43,10 @@ def per_key_path(db: str, access_key: str, region: str) -> str:
     return f"{root}-{name}{ext or '.db'}"
 
 
-def _open_engine(path: str, region: str) -> Any:
+def _open_engine(path: str, region: str, adopt: bool = False) -> Any:
     from ..engine import Engine
 
-    return Engine(path, region=region)
+    return Engine(path, region=region, adopt=adopt)
 
 
 class Server:
@@ -66,6 +66,7 @@ class Server:
         log_stream: TextIO | None = None,
         cors_origins: Iterable[str] = (),
         allowed_hosts: Iterable[str] = (),
+        adopt: bool = False,
         **http_options: Any,
     ) -> None:
         from .access import Access
@@ -88,14 +89,14 @@ class Server:
                 raise ValueError("per-key databases are opened by the server: pass db=, not engine=")
 
             def factory(access_key: str, key_region: str) -> Any:
-                return _open_engine(per_key_path(db, access_key, key_region), key_region or region)
+                return _open_engine(per_key_path(db, access_key, key_region), key_region or region, adopt)
 
             self.app = DynamoDBApp(
                 engine_factory=factory, verifier=verifier, log=log, region=region, access=access
             )
         else:
             if engine is None:
-                engine = _open_engine(db, region)
+                engine = _open_engine(db, region, adopt)
                 self._owned.append(engine)
             self.app = DynamoDBApp(engine, verifier=verifier, log=log, region=region, access=access)
         try:
@@ -160,7 +161,8 @@ def run_in_thread(
     :class:`Server`'s: ``db``, ``region``, ``shared_db``, ``credentials`` ({access key: secret} to require
     SigV4 signatures), ``log_level`` (0 quiet, 1 every request, 2 bodies too), ``log_stream``,
     ``cors_origins`` (browser origins granted access), ``allowed_hosts`` (``Host`` names answered besides
-    localhost and IP addresses; both only matter without ``credentials``), and the HTTP limits ``max_connections``, ``idle_timeout``, ``request_timeout``.
+    localhost and IP addresses; both only matter without ``credentials``), ``adopt`` (use another
+    application's SQLite file all the same), and the HTTP limits ``max_connections``, ``idle_timeout``, ``request_timeout``.
     """
     server = Server(engine, host=host, port=port, **options).start()
     return server.url, server.stop
@@ -229,6 +231,7 @@ def serve(options: Any) -> int:
             log_level=level,
             cors_origins=getattr(options, "cors_origin", None) or (),
             allowed_hosts=getattr(options, "allow_host", None) or (),
+            adopt=bool(getattr(options, "adopt", False)),
             **limits,
         )
     except OSError as error:
