@@ -82,6 +82,11 @@ def _refused(answer: Any, word: str) -> dict[str, Any]:
 def test_a_preflight_from_another_origin_gets_no_access(default_serve: Any) -> None:
     body = _refused(_preflight(default_serve.url, EVIL), "--cors-origin")
     assert EVIL in body["Message"]
+    assert "web pages let in: none (--cors-origin)" in default_serve.output()  # the start-up line says so
+
+
+def test_the_start_up_line_names_the_origins_let_in(open_serve: Any) -> None:
+    assert "web pages let in: http://localhost:3000, https://tool.example;" in open_serve.output()
 
 
 @pytest.mark.parametrize("origin", [EVIL, APP, "null", "http://127.0.0.1:1"])

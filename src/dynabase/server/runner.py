@@ -284,9 +284,13 @@ def serve(options: Any) -> int:
             "info",
             verbose=True,
         )
+        access = server.app.access
+        pages = (
+            "any origin" if access.any_origin else ", ".join(sorted(access.origins)) or "none (--cors-origin)"
+        )
         print(
             f"dynabase: signatures {auth}; tables {'shared by all access keys' if server.shared_db else 'per access key and region'}; "
-            "Ctrl-C or SIGTERM stops",
+            f"web pages let in: {pages}; Ctrl-C or SIGTERM stops",
             file=err,
             flush=True,
         )
