@@ -274,7 +274,11 @@ def test_malformed_http(server: str, payload: bytes, status: bytes) -> None:
 
 
 def test_client_disconnects_mid_request(server: str) -> None:
-    for partial in (b'POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{"a"', b"POST / HTT", b""):
+    for partial in (
+        b'POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{"a"',
+        b"POST / HTT",
+        b"",
+    ):
         parts = urlsplit(server)
         with socket.create_connection((parts.hostname, parts.port)) as sock:
             sock.sendall(partial)
@@ -292,7 +296,9 @@ def test_chunked_body_and_expect_continue(server: str) -> None:
     parts = urlsplit(server)
     with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
         sock.sendall(
-            b"POST / HTTP/1.1\r\nHost: localhost\r\n" + SIGNED + b"Expect: 100-continue\r\nContent-Length: 2\r\n\r\n"
+            b"POST / HTTP/1.1\r\nHost: localhost\r\n"
+            + SIGNED
+            + b"Expect: 100-continue\r\nContent-Length: 2\r\n\r\n"
         )
         assert sock.recv(1024).startswith(b"HTTP/1.1 100 Continue")
         sock.sendall(b"{}")
