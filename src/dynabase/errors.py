@@ -18,6 +18,8 @@ class DynamoDBError(Exception):
     status = 400
     #: the namespace of ``__type`` in the wire protocol's error body
     namespace = "com.amazonaws.dynamodb.v20120810"
+    #: the member of the wire body holding the message
+    message_key = "Message"
 
     def __init__(self, message: str = "", **extra: Any) -> None:
         super().__init__(message)
@@ -35,7 +37,7 @@ class DynamoDBError(Exception):
 
     def wire_body(self) -> dict[str, Any]:
         """The error as DynamoDB's JSON 1.0 error body."""
-        body: dict[str, Any] = {"__type": f"{self.namespace}#{self.code}", "Message": self.message}
+        body: dict[str, Any] = {"__type": f"{self.namespace}#{self.code}", self.message_key: self.message}
         body.update(self.extra)
         return body
 
@@ -139,6 +141,7 @@ class TrimmedDataAccessException(DynamoDBError):
 class InternalServerError(DynamoDBError):
     code = "InternalServerError"
     status = 500
+    message_key = "message"  # the service's own body: {"__type": "...#InternalServerError", "message": ...}
 
 
 class InternalFailure(DynamoDBError):

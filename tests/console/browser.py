@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -92,3 +93,23 @@ def browser_or_reason() -> str | None:
         return "the browser tests use Debian's chromium (Linux only)"
     with _install_lock():
         return _ensure_chromium() or _ensure_playwright()
+
+
+@contextlib.contextmanager
+def launched(extra_args: list[str] | tuple[str, ...] = ()) -> Any:
+    """A headless Chromium (with ``extra_args``) for a test module; skips the module when none can be had."""
+    import pytest
+
+    reason = browser_or_reason()
+    if reason:
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *extra_args], headless=True
+        )
+        try:
+            yield instance
+        finally:
+            instance.close()

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from .browser import CHROMIUM, CHROMIUM_ARGS, browser_or_reason
+from .browser import launched
 
 IMAGES = (
     Path(__file__).resolve().parents[2] / "docs" / "images"
@@ -24,15 +24,8 @@ IMAGES = (
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    reason = browser_or_reason()
-    if reason:
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    with launched() as instance:
         yield instance
-        instance.close()
 
 
 @pytest.fixture

@@ -78,3 +78,25 @@ def test_serve_schema_without_ui_is_a_usage_error(capsys: Any) -> None:
 
     assert main(["serve", "--db", ":memory:", "--port", "0", "--schema", "s.json"]) == 2
     assert "--schema is for the web console: add --ui" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["ui", "--db", ":memory:"], ["serve", "--db", ":memory:", "--ui", "-q"]])
+def test_allow_host_lets_the_console_answer_to_that_name(command: list[str]) -> None:
+    from .helpers import ConsoleHTTP
+
+    env = {**os.environ, "PYTHONPATH": SRC}
+    args = [sys.executable, "-m", "dynabase", *command, "--port", "0", "--allow-host", "devbox"]
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    try:
+        line = process.stdout.readline()
+        while "console" not in line and line:  # serve --ui: its serving line comes first
+            line = process.stdout.readline()
+        url = line.strip().rsplit(" ", 1)[1]
+        port = int(url.split("/")[2].rsplit(":", 1)[1])
+        http = ConsoleHTTP(port, f"dynabase_console_{port}", url.split("token=", 1)[1])
+        for host, status in ((f"devbox:{port}", 200), (f"otherbox:{port}", 403), (f"localhost:{port}", 200)):
+            assert http.post("listTables", {}, Host=host)[0] == status, host
+    finally:
+        process.terminate()  # this test's own process, by PID
+        process.wait(15)
+        process.stdout.close()

@@ -21,7 +21,7 @@ SIGNED = (
     b"SignedHeaders=host, Signature=0\r\n"
 )
 DELETE = (
-    b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.DeleteTable\r\n"
+    b"POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.DeleteTable\r\n"
     b"Authorization: AWS4-HMAC-SHA256 Credential=k/20240101/us-east-1/dynamodb/aws4_request, "
     b"SignedHeaders=host, Signature=0\r\nContent-Length: 22\r\n\r\n"
     b'{"TableName":"victim"}'
@@ -65,7 +65,7 @@ def victim(served: tuple[str, io.StringIO]) -> str:
 
 
 def _framed(headers: bytes, body: bytes = b"{}", version: bytes = b"HTTP/1.1") -> bytes:
-    return b"POST / " + version + b"\r\nHost: x\r\n" + SIGNED + headers + b"\r\n" + body
+    return b"POST / " + version + b"\r\nHost: localhost\r\n" + SIGNED + headers + b"\r\n" + body
 
 
 @pytest.mark.parametrize(
@@ -172,7 +172,7 @@ class _Trickler:
             sock.close()
 
     def _run(self) -> None:
-        head = b"POST / HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 10_000
+        head = b"POST / HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + b"a" * 10_000
         sent = 0
         next_byte = time.monotonic()
         while not self._stop.is_set() and len(self.closed) < len(self.socks):
@@ -244,7 +244,7 @@ def test_a_full_table_of_idle_connections_makes_room_for_new_clients() -> None:
     log = io.StringIO()
     url, stop = run_in_thread(max_connections=24, log_level=1, log_stream=log)
     address = _address(url)
-    request = b"POST / HTTP/1.1\r\nHost: x\r\n" + SIGNED + b"Content-Length: 2\r\n\r\n{}"
+    request = b"POST / HTTP/1.1\r\nHost: localhost\r\n" + SIGNED + b"Content-Length: 2\r\n\r\n{}"
     idle = []
     try:
         for _ in range(30):  # keep-alive connections that each made a request, then went quiet
@@ -296,13 +296,13 @@ def test_503_only_when_every_connection_is_inside_a_request() -> None:
     try:
         for _ in range(2):
             sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
-            sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+            sock.sendall(b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\n\r\n{}")
             busy.append(sock)
         deadline = time.monotonic() + 5
         while server.in_flight() < 2 and time.monotonic() < deadline:
             time.sleep(0.01)
         refused = raw_socket_exchange(
-            server.url, b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+            server.url, b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\n\r\n{}"
         )
         assert refused.startswith(b"HTTP/1.1 503 ") and b"ThrottlingException" in refused, refused
         assert "status=503" in log.getvalue()  # 5xx are logged even when quiet
@@ -346,7 +346,7 @@ def test_many_idle_sdk_sized_connections_never_refuse_a_new_client() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < 2048:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(4096, hard), hard))
-    request = b"POST / HTTP/1.1\r\nHost: x\r\n" + SIGNED + b"Content-Length: 2\r\n\r\n{}"
+    request = b"POST / HTTP/1.1\r\nHost: localhost\r\n" + SIGNED + b"Content-Length: 2\r\n\r\n{}"
     with start_subprocess() as process:
         idle = []
         try:
@@ -372,7 +372,7 @@ def test_the_limits_are_options_of_the_command() -> None:
     with start_subprocess(args=args) as process:
         address = ("127.0.0.1", process.port)
         slow = socket.create_connection(address, timeout=5)
-        slow.sendall(b"POST / HTTP/1.1\r\nHost: x\r\n")
+        slow.sendall(b"POST / HTTP/1.1\r\nHost: localhost\r\n")
         started = time.monotonic()
         assert slow.recv(65536).startswith(b"HTTP/1.1 408 ")
         assert 0.5 < time.monotonic() - started < 2.5

@@ -80,7 +80,7 @@ def _send_partial_request(url: str) -> tuple[socket.socket, bytes]:
     host, port = url.removeprefix("http://").rsplit(":", 1)
     body = b'{"TableName":"flight","Item":{"pk":{"S":"in-flight"},"v":{"B":"AAEC"}}}'
     head = (
-        b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.PutItem\r\n"
+        b"POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.PutItem\r\n"
         b"Authorization: AWS4-HMAC-SHA256 Credential=k/20240101/us-east-1/dynamodb/aws4_request, "
         b"SignedHeaders=host, Signature=0\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
     )
@@ -167,7 +167,7 @@ def test_start_up_is_fast() -> None:
 def _raw_list_tables(port: int) -> bool:
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
         sock.sendall(
-            b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+            b"POST / HTTP/1.1\r\nHost: localhost\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
             b"Authorization: AWS4-HMAC-SHA256 Credential=k/20240101/us-east-1/dynamodb/aws4_request, "
             b"SignedHeaders=host, Signature=0\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
         )

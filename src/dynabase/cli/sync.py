@@ -22,6 +22,7 @@ import threading
 import time
 from typing import Any
 
+from ..server.options import add_adopt
 from .arguments import usage_error
 
 EXIT_OK, EXIT_ERROR = 0, 1
@@ -45,6 +46,7 @@ def register(commands: Any) -> None:
         help="the schema file; after `status` to print the sync state, after `quarantine` for refused changes",
     )
     p.add_argument("--db", required=True, metavar="DEVICE_DB", help="the device's embedded database file")
+    add_adopt(p)
     p.add_argument("--table", required=True, metavar="TABLE", help="the cloud table (and the device table)")
     p.add_argument("--endpoint-url", metavar="URL", help="the cloud endpoint (default: AWS for --region)")
     p.add_argument(
@@ -170,7 +172,9 @@ def _open(args: argparse.Namespace, schema_path: str, progress: Any) -> Any:
         if not sep or not name:
             raise ValueError(f"--context {entry!r}: expected NAME=VALUE")
         context[name] = value
-    device = Table(args.table, dynabase.connect(args.db), schema, side="device", context=context)
+    device = Table(
+        args.table, dynabase.connect(args.db, adopt=args.adopt), schema, side="device", context=context
+    )
     if not device.exists():
         device.create_table()
     region = (

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StorageError
+from ..server.options import add_adopt
 from .arguments import positive_int
 
 EXIT_OK, EXIT_ERROR, EXIT_REJECTS, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -35,6 +36,7 @@ def _add_connection(parser: argparse.ArgumentParser) -> None:
         metavar="R",
         help="region for --endpoint-url (default: AWS_REGION, AWS_DEFAULT_REGION, us-east-1)",
     )
+    add_adopt(parser)
 
 
 def register(commands: Any) -> None:
@@ -108,7 +110,7 @@ def _client(args: argparse.Namespace, *, may_create: bool, create_flag: str | No
             raise TransferError(f"database file {args.db} does not exist{hint}")
         try:
             options = {"region": args.region} if args.region else {}
-            return connect(args.db, ttl_sweep_seconds=None, **options)
+            return connect(args.db, ttl_sweep_seconds=None, adopt=getattr(args, "adopt", False), **options)
         except StorageError as error:  # its message names the path and the reason
             raise TransferError(str(error))
         except Exception as error:  # locked, ...: a user error, not a crash

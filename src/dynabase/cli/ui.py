@@ -15,7 +15,7 @@ import signal
 import sys
 from typing import Any
 
-from ..server.options import cannot_serve, port_number
+from ..server.options import add_allow_host, cannot_serve, port_number
 from .transfer import _add_connection, _client
 
 
@@ -50,6 +50,7 @@ def register(commands: Any) -> None:
         action="store_true",
         help="allow changes through an --endpoint-url on another machine (read-only by default)",
     )
+    add_allow_host(p, "dynabase ui")
     p.add_argument("-v", "--verbose", action="store_true", help="log every request on stderr")
     p.set_defaults(run=run)
 
@@ -93,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     except Exception as error:  # the schema does not load or is invalid
         print(f"dynabase ui: error: schema {args.schema}: {error}", file=sys.stderr)
         return 1
+    app.guard.allowed_hosts = frozenset(args.allow_host or ())
     try:
         server = ConsoleServer(app, args.host, args.port, verbose=args.verbose)
     except OSError as error:

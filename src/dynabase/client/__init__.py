@@ -15,6 +15,7 @@ def connect(
     region: str = "us-east-1",
     ttl_sweep_seconds: float | None = 60.0,
     clock: Callable[[], float] | None = None,
+    adopt: bool = False,
 ) -> EmbeddedClient:
     """Open (or create) an embedded DynamoDB database: a file path, or ":memory:".
 
@@ -24,9 +25,11 @@ def connect(
     A path that cannot be opened (no such directory, no permission, not a database) raises
     :class:`dynabase.errors.StorageError`, whose message names the path and the reason.
     ``clock`` (epoch seconds) stamps changes captured for sync (default: the wall clock, shifted by
-    ``DYNABASE_CLOCK_SKEW``).
+    ``DYNABASE_CLOCK_SKEW``). Another application's SQLite file (tables, none of them dynabase's) is refused
+    with a StorageError unless ``adopt=True``: dynabase would add its tables and switch it to WAL journaling.
     """
-    return EmbeddedClient(Engine(path, region=region, ttl_sweep_seconds=ttl_sweep_seconds, clock=clock))
+    engine = Engine(path, region=region, ttl_sweep_seconds=ttl_sweep_seconds, clock=clock, adopt=adopt)
+    return EmbeddedClient(engine)
 
 
 def aws(*, endpoint_url: str | None = None, region: str | None = None, **kwargs: Any) -> Any:

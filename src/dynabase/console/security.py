@@ -4,15 +4,18 @@ a custom header and a same-origin check on every state-changing request, and a H
 Why each: the token stops other local users and web pages (they cannot read it); the custom header cannot be
 sent cross-origin without a CORS preflight, which the console never answers; ``Origin`` (and
 ``Sec-Fetch-Site``) refuse cross-site posts outright; the Host check refuses DNS rebinding (a hostile name
-pointed at 127.0.0.1: only IP literals, ``localhost`` and the bound host name are accepted).
+pointed at 127.0.0.1: only IP literals, ``localhost``, the bound host name and ``--allow-host`` names are
+accepted; the check is :func:`dynabase.server.access.host_name_allowed`, as ``dynabase serve``'s).
 """
 
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import secrets
+from collections.abc import Iterable
 from http.cookies import SimpleCookie
+
+from ..server.access import host_name_allowed, split_host
 
 #: the header every state-changing request must carry (any cross-origin sender would need a preflight)
 CSRF_HEADER = "x-dynabase-console"
@@ -23,31 +26,21 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def _split_host(value: str) -> tuple[str, str]:
-    """``host[:port]`` (with ``[v6]`` literals) -> (host, port)."""
-    value = value.strip().lower()
-    if value.startswith("["):
-        host, _, rest = value[1:].partition("]")
-        return host, rest[1:] if rest.startswith(":") else ""
-    host, _, port = value.partition(":")
-    return host, port
-
-
-def is_ip_literal(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
-
-
 class Guard:
     """The checks for one console: its token, cookie name and the host names it answers to."""
 
-    def __init__(self, token: str | None = None, bound_host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        token: str | None = None,
+        bound_host: str = "127.0.0.1",
+        port: int = 0,
+        allowed_hosts: Iterable[str] = (),
+    ) -> None:
         self.token = token or new_token()
         self.bound_host = bound_host.strip("[]").lower()
         self.port = port
+        #: host names answered besides localhost, IP literals and the bound name (``--allow-host``)
+        self.allowed_hosts = frozenset(allowed_hosts)
 
     @property
     def cookie_name(self) -> str:
@@ -55,10 +48,10 @@ class Guard:
         return f"dynabase_console_{self.port}"
 
     def host_allowed(self, host_header: str) -> bool:
-        host, port = _split_host(host_header)
-        if not host or (port and port != str(self.port)):
+        host, port = split_host(host_header)
+        if port and port != str(self.port):
             return False
-        return host in ("localhost", self.bound_host) or is_ip_literal(host)
+        return host_name_allowed(host, (self.bound_host, *self.allowed_hosts))
 
     def token_ok(self, candidate: str | None) -> bool:
         if not candidate:

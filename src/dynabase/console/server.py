@@ -38,6 +38,7 @@ def attach(server: Any, *, schema: str | Path | None = None) -> ConsoleApp:
         raise ValueError("the console needs the shared database (it cannot be used with --per-key-db)")
     app = build(EmbeddedClient(server.app.engine), target=server.db, schema=schema)
     app.bind(server.http.host, server.http.port)
+    app.guard.allowed_hosts = server.app.access.allowed_hosts  # serve's --allow-host
     server.app.console = app
     return app
 

@@ -13,6 +13,7 @@ from ..errors import (
     ClosedError,
     DynamoDBError,
     InternalFailure,
+    InternalServerError,
     ResourceNotFoundException,
     SerializationException,
     UnknownOperationException,
@@ -21,7 +22,7 @@ from . import batch, capture, extras, items, legacy, query, streams, transaction
 from .catalog import TABLE_NOT_FOUND, Catalog, CatalogChanged
 from .readers import ReaderError
 from .schema import Table
-from .storage import Storage
+from .storage import Storage, storage_fault
 
 log = logging.getLogger("dynabase.engine")
 
@@ -84,8 +85,9 @@ class Engine:
         region: str = "us-east-1",
         ttl_sweep_seconds: float | None = 60.0,
         clock: Callable[[], float] | None = None,
+        adopt: bool = False,
     ) -> None:
-        self.storage = Storage(path)
+        self.storage = Storage(path, adopt=adopt)
         self.closed = False
         #: epoch seconds; stamps captured changes (``wall_clock``: time.time() shifted by DYNABASE_CLOCK_SKEW)
         self.clock: Callable[[], float] = clock or wall_clock
@@ -176,6 +178,10 @@ class Engine:
             # other failure is a bug, which must not look like a successful call or leak a traceback to callers
             if _lone_surrogate(error):
                 raise SerializationException(LONE_SURROGATE) from None
+            fault = storage_fault(error)
+            if fault is not None:  # the database, not the request nor a bug: say what happened
+                log.error("storage fault in %s: %s", operation, fault)
+                raise InternalServerError(fault) from None
             log.exception("internal error in %s", operation)
             raise InternalFailure(_INTERNAL)
         return result

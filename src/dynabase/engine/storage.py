@@ -435,7 +435,9 @@ def row_loader(keys: RowKeys) -> RowLoader:
 class Storage:
     """A SQLite database file (or memory) holding DynamoDB tables; safe to share between threads."""
 
-    def __init__(self, path: str = ":memory:", *, timeout: float = 30.0) -> None:
+    def __init__(self, path: str = ":memory:", *, timeout: float = 30.0, adopt: bool = False) -> None:
+        """``adopt``: use a SQLite file another application made (its tables, no dynabase ones) all the same:
+        dynabase adds its tables and switches it to WAL journaling. Otherwise such a file is refused."""
         self.path = path
         self.lock = threading.RLock()
         #: an in-memory database has no other connection, so its catalog cannot change behind our back
@@ -453,6 +455,8 @@ class Storage:
             raise StorageError(path, _open_failure(path, error)) from error
         try:
             self.conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+            if not adopt:
+                _refuse_foreign(path, self.conn)
             if path != ":memory:" and not path.startswith("file::memory:"):
                 self.conn.execute("PRAGMA journal_mode = WAL")
             # NORMAL in WAL mode: a committed write survives a crash of the process (not of the OS before a
@@ -515,6 +519,25 @@ class Storage:
             self.conn.close()
 
 
+def _refuse_foreign(path: str, conn: sqlite3.Connection) -> None:
+    """Refuse another application's SQLite file (tables, none of them dynabase's): opening it would add
+    dynabase's tables and switch its journal to WAL behind that application's back."""
+    names = [
+        row[0]
+        for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        )
+    ]
+    if names and not any(name.startswith("dynabase_") for name in names):
+        shown = ", ".join(names[:5]) + (f", ... ({len(names)} tables)" if len(names) > 5 else "")
+        raise StorageError(
+            path,
+            f"it is another application's SQLite database (tables: {shown}), not a dynabase one; using it "
+            "would add dynabase's tables and switch it to WAL journaling. Pass --adopt (adopt=True in "
+            "Python) to use it anyway",
+        )
+
+
 def _check_format(path: str, conn: sqlite3.Connection) -> None:
     """Refuse a file written by a newer dynabase (its items could be misread); stamp older ones as current."""
     row = conn.execute("SELECT value FROM dynabase_meta WHERE name = 'format'").fetchone()
@@ -529,6 +552,24 @@ def _check_format(path: str, conn: sqlite3.Connection) -> None:
         conn.execute(
             "INSERT OR REPLACE INTO dynabase_meta (name, value) VALUES ('format', ?)", (str(FORMAT),)
         )
+
+
+#: SQLite's primary result codes that are about the database itself, in the user's words
+_FAULTS = {
+    13: "the database's disk is full",  # SQLITE_FULL
+    11: "the database file is damaged",  # SQLITE_CORRUPT
+    26: "the database file is damaged",  # SQLITE_NOTADB
+    10: "the database file could not be read or written",  # SQLITE_IOERR
+    8: "the database file is read-only",  # SQLITE_READONLY
+}
+
+
+def storage_fault(error: BaseException) -> str | None:
+    """What a SQLite error says about the database (full disk, damaged file, ...) in words, SQLite's own message
+    after them; ``None`` for any other error (a bug)."""
+    code = getattr(error, "sqlite_errorcode", None) if isinstance(error, sqlite3.Error) else None
+    cause = _FAULTS.get(code & 0xFF) if isinstance(code, int) else None
+    return f"{cause} (SQLite: {error})" if cause else None
 
 
 def _open_failure(path: str, error: sqlite3.Error) -> str:

@@ -27,6 +27,9 @@ type                                                           (the deserialiser
 body over 16 MiB              413 ``{"Message":""}``           413                               413 + error body
 ============================  ===============================  ================================  ================
 
+Before any of these, :mod:`.access` refuses (403 ``AccessDeniedException``) a ``Host`` name or an ``Origin``
+the server does not answer without ``--credentials`` (DNS rebinding, other web pages).
+
 With ``dynabase serve --ui``, paths under ``/console`` and a browser's ``GET /`` (``Accept: text/html``) go to
 the web console (:mod:`dynabase.console`) instead; a health check's ``GET /`` keeps the answer above.
 """
@@ -46,6 +49,7 @@ from typing import Any, TextIO
 
 from ..errors import DynamoDBError, SerializationException
 from . import jsonio
+from .access import Access
 from .shapes import Models
 from .sigv4 import AuthError, Verifier, access_key_and_region
 
@@ -55,6 +59,8 @@ MAX_REQUEST_BYTES = 16 * 1024 * 1024
 _DDB = "com.amazonaws.dynamodb.v20120810#"
 _INTERNAL_MESSAGE = "The request processing has failed because of an unknown error, exception or failure."
 _UNKNOWN_OPERATION = "An unknown operation was requested."
+#: dynabase's own refusal (a Host or Origin it does not answer): DynamoDB's access-denied type
+_ACCESS_DENIED = "com.amazon.coral.service#AccessDeniedException"
 _LOCAL_MISSING_TOKEN = (
     "Request must contain either a valid (registered) AWS access key ID or X.509 certificate."
 )
@@ -288,7 +294,7 @@ class DynamoDBApp:
         log: RequestLog | None = None,
         region: str = "us-east-1",
         max_namespaces: int = 256,
-        cors: bool = True,
+        access: Access | None = None,
     ) -> None:
         if (engine is None) == (engine_factory is None):
             raise ValueError(
@@ -300,7 +306,8 @@ class DynamoDBApp:
         self.log = log or RequestLog(level=0)
         self.region = region
         self.max_namespaces = max_namespaces
-        self.cors = cors
+        #: the Host check and the origins granted CORS (default: local names only, no other origin)
+        self.access = access or Access()
         self.models = Models()
         self._engines: dict[tuple[str, str], Any] = {}
         self._engines_lock = threading.Lock()
@@ -365,14 +372,6 @@ class DynamoDBApp:
     def request_id(self) -> str:
         return f"{self._id_prefix}{next(self._ids):012x}"
 
-    def _cors_headers(self, headers: dict[str, str]) -> list[tuple[str, str]] | None:
-        if not self.cors or "origin" not in headers:
-            return None
-        return [
-            ("Access-Control-Allow-Origin", "*"),
-            ("Access-Control-Expose-Headers", "x-amzn-RequestId,x-amz-crc32,x-amz-id-2"),
-        ]
-
     def too_large(self, length: int | None = None) -> Response:
         body = jsonio.dumps(
             {
@@ -393,13 +392,21 @@ class DynamoDBApp:
         rid = self.request_id()
         op = "-"
         table = "-"
-        extra = self._cors_headers(headers) if "origin" in headers else None
+        extra = None
         if self.console is not None and _for_console(method, target, headers):
             reply = self.console.handle(method, target, headers, body)
             return Response(reply.status, reply.body, rid, reply.content_type, reply.headers)
         try:
+            refused = self.access.host_refused(headers)
+            if refused:
+                raise _Refusal(403, _ACCESS_DENIED, refused)
+            origin = headers.get("origin")
+            if origin is not None:
+                if not self.access.origin_allowed(origin, headers.get("host", "")):
+                    raise _Refusal(403, _ACCESS_DENIED, self.access.origin_refused(origin))
+                extra = self.access.cors_headers(origin)
             if method == "OPTIONS":
-                return self._preflight(headers, rid)
+                return self._preflight(headers, rid, extra)
             if method == "GET" or method == "HEAD":
                 path = target.partition("?")[0]
                 if path in ("/healthz", "/health"):
@@ -499,12 +506,15 @@ class DynamoDBApp:
             self._identities[scope] = identity
         return identity
 
-    def _preflight(self, headers: dict[str, str], rid: str) -> Response:
-        if not self.cors or "origin" not in headers or "access-control-request-method" not in headers:
+    def _preflight(
+        self, headers: dict[str, str], rid: str, granted: list[tuple[str, str]] | None
+    ) -> Response:
+        """A CORS preflight from an origin already allowed (``granted``: its headers)."""
+        if granted is None or "access-control-request-method" not in headers:
             raise _Refusal(400, "com.amazon.coral.validate#ValidationException", "Invalid PreFlight Headers")
         allowed = headers.get("access-control-request-headers", "")
         cors = [
-            ("Access-Control-Allow-Origin", "*"),
+            *granted,
             ("Access-Control-Allow-Methods", "GET,POST,OPTIONS"),
             ("Access-Control-Max-Age", "172800"),
         ]

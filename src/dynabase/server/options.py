@@ -9,6 +9,8 @@ import argparse
 import errno
 from typing import Any
 
+from .access import host_argument, origin_argument
+
 #: connections served at once; at the cap the longest-idle (then the longest-stalled) one makes room
 DEFAULT_MAX_CONNECTIONS = 512
 #: seconds a keep-alive connection may wait for its next request: longer than the gaps between one client's
@@ -62,6 +64,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--access-key", help="verify signatures against this access key (with --secret-key)")
     p.add_argument("--secret-key", help="the secret of --access-key")
     p.add_argument(
+        "--cors-origin",
+        action="append",
+        metavar="ORIGIN",
+        type=origin_argument,
+        help="let web pages from ORIGIN (scheme://host[:port], e.g. http://localhost:3000; repeatable; '*' for "
+        "any) use the server from a browser. Without --credentials no other origin is served: any page you "
+        "visit could otherwise read and delete your tables. With --credentials every origin is, as on AWS, "
+        "unless this option names some",
+    )
+    add_allow_host(p, "dynabase serve")
+    add_adopt(p)
+    p.add_argument(
         "--shutdown-timeout",
         type=float,
         default=30.0,
@@ -107,6 +121,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_const",
         const=-1,
         help="log only server errors (no line per request)",
+    )
+
+
+def add_adopt(p: argparse.ArgumentParser) -> None:
+    """``--adopt`` (every command that opens a --db file shares it)."""
+    p.add_argument(
+        "--adopt",
+        action="store_true",
+        help="use a --db file that another application's SQLite database is all the same: dynabase adds its "
+        "tables and switches it to WAL journaling (without this, such a file is refused)",
+    )
+
+
+def add_allow_host(p: argparse.ArgumentParser, command: str) -> None:
+    """``--allow-host`` (``dynabase serve`` and ``dynabase ui`` share it)."""
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="NAME",
+        type=host_argument,
+        help=f"also answer requests addressed to host NAME (repeatable; '*' for any), e.g. a docker-compose "
+        f"service name. {command} answers only to localhost, IP addresses and the --host name otherwise: a web "
+        "page could re-point its own domain at this machine (DNS rebinding)",
     )
 
 

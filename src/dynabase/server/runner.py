@@ -43,10 +43,10 @@ def per_key_path(db: str, access_key: str, region: str) -> str:
     return f"{root}-{name}{ext or '.db'}"
 
 
-def _open_engine(path: str, region: str) -> Any:
+def _open_engine(path: str, region: str, adopt: bool = False) -> Any:
     from ..engine import Engine
 
-    return Engine(path, region=region)
+    return Engine(path, region=region, adopt=adopt)
 
 
 class Server:
@@ -64,8 +64,12 @@ class Server:
         credentials: dict[str, str] | None = None,
         log_level: int = 0,
         log_stream: TextIO | None = None,
+        cors_origins: Iterable[str] = (),
+        allowed_hosts: Iterable[str] = (),
+        adopt: bool = False,
         **http_options: Any,
     ) -> None:
+        from .access import Access
         from .sigv4 import Verifier
 
         self.db = db
@@ -75,20 +79,29 @@ class Server:
         verifier = Verifier(credentials) if credentials else None
         if not shared_db and engine is not None:
             raise ValueError("per-key databases are opened by the server: pass db=, not engine=")
+        # with signatures checked a page cannot sign: AWS's open CORS and any Host name are safe
+        access = Access(
+            cors_origins,
+            [*allowed_hosts, host],
+            open_by_default=verifier is not None,
+            check_host=verifier is None,
+        )
         # the port first: a port that is taken (or a bad address) must not leave a new database file behind
         sock = listen(host, port, http_options.get("backlog", 512))
         try:
             if not shared_db:
 
                 def factory(access_key: str, key_region: str) -> Any:
-                    return _open_engine(per_key_path(db, access_key, key_region), key_region or region)
+                    return _open_engine(per_key_path(db, access_key, key_region), key_region or region, adopt)
 
-                self.app = DynamoDBApp(engine_factory=factory, verifier=verifier, log=log, region=region)
+                self.app = DynamoDBApp(
+                    engine_factory=factory, verifier=verifier, log=log, region=region, access=access
+                )
             else:
                 if engine is None:
-                    engine = _open_engine(db, region)
+                    engine = _open_engine(db, region, adopt)
                     self._owned.append(engine)
-                self.app = DynamoDBApp(engine, verifier=verifier, log=log, region=region)
+                self.app = DynamoDBApp(engine, verifier=verifier, log=log, region=region, access=access)
             self.http = HTTPServer(self.app, host, port, sock=sock, **http_options)
         except BaseException:
             sock.close()
@@ -150,8 +163,10 @@ def run_in_thread(
 
     ``stop()`` stops gracefully and closes the engine only if this call created it. Options are
     :class:`Server`'s: ``db``, ``region``, ``shared_db``, ``credentials`` ({access key: secret} to require
-    SigV4 signatures), ``log_level`` (0 quiet, 1 every request, 2 bodies too), ``log_stream``, and the
-    HTTP limits ``max_connections``, ``idle_timeout``, ``request_timeout``.
+    SigV4 signatures), ``log_level`` (0 quiet, 1 every request, 2 bodies too), ``log_stream``,
+    ``cors_origins`` (browser origins granted access), ``allowed_hosts`` (``Host`` names answered besides
+    localhost and IP addresses; both only matter without ``credentials``), ``adopt`` (use another
+    application's SQLite file all the same), and the HTTP limits ``max_connections``, ``idle_timeout``, ``request_timeout``.
     """
     server = Server(engine, host=host, port=port, **options).start()
     return server.url, server.stop
@@ -218,6 +233,9 @@ def serve(options: Any) -> int:
             shared_db=options.shared_db,
             credentials=secrets or None,
             log_level=level,
+            cors_origins=getattr(options, "cors_origin", None) or (),
+            allowed_hosts=getattr(options, "allow_host", None) or (),
+            adopt=bool(getattr(options, "adopt", False)),
             **limits,
         )
     except OSError as error:
@@ -267,9 +285,13 @@ def serve(options: Any) -> int:
             "info",
             verbose=True,
         )
+        access = server.app.access
+        pages = (
+            "any origin" if access.any_origin else ", ".join(sorted(access.origins)) or "none (--cors-origin)"
+        )
         print(
             f"dynabase: signatures {auth}; tables {'shared by all access keys' if server.shared_db else 'per access key and region'}; "
-            "Ctrl-C or SIGTERM stops",
+            f"web pages let in: {pages}; Ctrl-C or SIGTERM stops",
             file=err,
             flush=True,
         )

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from botocore.awsrequest import AWSResponse
 
 from ..server import jsonio
+from ..server.access import Access
 from ..server.app import DynamoDBApp
 from ..server.shapes import Models
 from . import fastpath
@@ -104,7 +105,12 @@ class _Activation:
         def engine_for(access_key: str, region: str) -> Any:
             return self.databases.engine(account_of(access_key, accounts, default), region)
 
-        self.app = DynamoDBApp(engine_factory=engine_for, region=default_region(), max_namespaces=1 << 16)
+        self.app = DynamoDBApp(
+            engine_factory=engine_for,
+            region=default_region(),
+            max_namespaces=1 << 16,
+            access=Access(check_host=False),  # in-process: Host is the AWS endpoint's, no browser is involved
+        )
         self.app.models = _models
         self._saved_env: dict[str, str | None] = {}
 
