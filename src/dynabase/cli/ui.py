@@ -10,11 +10,11 @@ use the console. Against an endpoint on another machine it is read-only unless `
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from typing import Any
 from urllib.parse import urlsplit
 
+from .signals import stop_on_signals
 from .transfer import _add_connection, _client
 
 
@@ -59,10 +59,6 @@ def endpoint_read_only(endpoint_url: str | None, allow_writes: bool) -> bool:
     return not is_loopback_host(urlsplit(endpoint_url).hostname or "")
 
 
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt  # SIGTERM ends the console as Ctrl-C does
-
-
 def run(args: argparse.Namespace) -> int:
     from ..console.server import ConsoleServer, build
     from ..transfer import TransferError
@@ -87,17 +83,16 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    signal.signal(signal.SIGTERM, _interrupt)
-    try:  # the address is printed inside: a SIGTERM right after it still ends the console cleanly
-        print(
-            f"dynabase console for {target}{' (read-only)' if read_only else ''}: open {server.url}",
-            flush=True,
-        )
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    try:
+        with stop_on_signals() as stop:  # the console serves from its thread until Ctrl-C or SIGTERM
+            server.start()
+            print(
+                f"dynabase console for {target}{' (read-only)' if read_only else ''}: open {server.url}",
+                flush=True,
+            )
+            stop.wait()
     finally:
-        server.httpd.server_close()
+        server.stop()
         if hasattr(client, "close"):
             client.close()
     return 0
