@@ -3,13 +3,10 @@ file written with one reads back with the other."""
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from dynabase.engine import storage
-
-pytest.importorskip("orjson")
 
 text = st.text(st.characters(exclude_categories=["Cs"]), max_size=12)  # lone surrogates are not UTF-8
 scalar = st.one_of(

@@ -249,8 +249,14 @@ def test_run_end_to_end_on_the_embedded_default(capsys):
     out = capsys.readouterr().out
     assert "device table 'ioto-device'" in out and "models ['Fault', 'Settings']" in out
     assert "(dynabase serve)" in out
-    assert "SyncResult(pushed=2, pulled=1, conflicts=0, deletes=0, quarantined=0, discarded=0, in_step=True)" in out
+    assert (
+        "SyncResult(pushed=2, pulled=1, conflicts=0, deletes=0, quarantined=0, discarded=0, in_step=True)"
+        in out
+    )
     assert "device settings: {'interval': 30, 'logLevel': 'info'}" in out
     assert "dev-02's settings on this device: None" in out
     assert "device items after sync: ['Fault', 'Settings']" in out
-    assert "SyncResult(pushed=1, pulled=0, conflicts=0, deletes=1, quarantined=0, discarded=0, in_step=True)" in out
+    assert (
+        "SyncResult(pushed=1, pulled=0, conflicts=0, deletes=1, quarantined=0, discarded=0, in_step=True)"
+        in out
+    )

@@ -1,4 +1,4 @@
-"""Expressions and DynamoDB Local's answers to them, recorded from DynamoDB Local 3.3.0 (2026-01-16).
+"""Expressions and DynamoDB Local's answers to them, recorded from DynamoDB Local 3.3.1 (2026-05-28).
 
 Each case ran against ITEM (put afresh) with the placeholders it mentions taken from NAMES and VALUES:
 conditions through DeleteItem's ConditionExpression (True/False or the error), updates through UpdateItem

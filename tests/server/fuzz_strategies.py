@@ -270,6 +270,17 @@ def _name_hint(member: str, fx: Fixtures, tables: tuple[str, ...]) -> st.SearchS
     return None
 
 
+def _bounds(metadata: dict[str, Any]) -> tuple[int, int]:
+    """An integer shape's min and max, -5 and 100 where the model gives none, the missing one moved past a
+    bound it does give (StartBulkPutItems' MaxWriteRequestUnits has a min of 1024 and no max)."""
+    low, high = metadata.get("min"), metadata.get("max")
+    if low is None:
+        low = -5 if high is None else min(-5, high - 100)
+    if high is None:
+        high = max(100, low + 100)
+    return low, high
+
+
 class ShapeStrategies:
     """Hypothesis strategies for the input shapes of one service model (depth-limited: shapes are recursive)."""
 
@@ -336,11 +347,7 @@ class ShapeStrategies:
                 choices[:0] = [hint, hint, hint]
             return st.one_of(choices)
         if kind in ("integer", "long"):
-            low, high = shape.metadata.get("min"), shape.metadata.get("max")
-            return st.one_of(
-                st.integers(low if low is not None else -5, high if high is not None else 100),
-                st.sampled_from(WEIRD_NUMBERS),
-            )
+            return st.one_of(st.integers(*_bounds(shape.metadata)), st.sampled_from(WEIRD_NUMBERS))
         if kind in ("double", "float"):
             return st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(WEIRD_NUMBERS))
         if kind == "boolean":

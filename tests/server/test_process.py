@@ -1,19 +1,22 @@
-"""``dynabase serve`` as a process: readiness line, --port 0, graceful SIGTERM/SIGINT, start-up time, options."""
+"""``dynabase serve`` as a process: readiness line, --port 0, graceful SIGTERM/SIGINT, start-up, options."""
 
 from __future__ import annotations
 
+import http.client
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dynabase.server.runner import start_subprocess
+from processes import dynabase_command
 
 from .helpers import assert_healthy, boto_client
 
@@ -136,11 +139,10 @@ def test_signal_lets_the_request_in_flight_finish(tmp_path: Path, signum: int) -
         reopened.close()
 
 
-def test_start_up_is_fast() -> None:
-    """Spawn to first answered request. The goal is < 0.3 s (see bench/server_bench.py); the bound here is
-    loose so a loaded CI machine does not fail it."""
+def test_the_first_request_after_spawning_is_answered() -> None:
+    """From spawn, polled until a raw ListTables is answered (a hang guard of 60 s, not a speed: the start-up
+    time is measured against DynamoDB Local's by bench/server_bench.py, goal < 0.3 s)."""
     port = _free_port()
-    started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "dynabase.server", "--db", ":memory:", "--port", str(port), "-q"],
         stdout=subprocess.DEVNULL,
@@ -148,20 +150,40 @@ def test_start_up_is_fast() -> None:
         env=_env(),
     )
     try:
-        elapsed = None
-        while time.perf_counter() - started < 20:
+        deadline = time.monotonic() + 60
+        answered = False
+        while not answered:
+            assert process.poll() is None, f"exited {process.returncode}"
+            assert time.monotonic() < deadline, "no answer in 60 s"
             try:
-                boto = _raw_list_tables(port)
+                answered = _raw_list_tables(port)
             except OSError:
                 time.sleep(0.002)
-                continue
-            if boto:
-                elapsed = time.perf_counter() - started
-                break
-        assert elapsed is not None and elapsed < 3.0, elapsed
     finally:
         process.terminate()
-        process.wait(10)
+        process.wait(60)
+
+
+@pytest.mark.parametrize("command", [["serve"], ["serve", "--ui"], ["ui"]])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_started_with_sigint_ignored_a_signal_still_stops_it_cleanly(
+    tmp_path: Path, command: list[str], signum: int
+) -> None:
+    """As a background job of a non-interactive shell starts them (SIGINT ignored): ``serve`` and ``ui``
+    install their own handlers, so Ctrl-C (or ``kill -INT``) and SIGTERM still stop them, exit status 0."""
+    args = [*command, "--db", str(tmp_path / "app.db"), "--port", "0"]
+    with dynabase_command(args) as child:
+        if command[0] == "serve":
+            url = child.wait_for("dynabase serving on", "stdout").split(" ")[3]
+            assert _raw_list_tables(int(url.rsplit(":", 1)[1]))  # serving
+        else:
+            url = child.wait_for("dynabase console for", "stdout").split("open ", 1)[1]
+            parts = urllib.parse.urlsplit(url)
+            connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+            connection.request("GET", f"{parts.path}?{parts.query}")  # the printed address: a redirect
+            assert connection.getresponse().status in (200, 303)  # serving
+            connection.close()
+        assert child.stop(signum) == 0
 
 
 def _raw_list_tables(port: int) -> bool:

@@ -3,12 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
-import queue
-import subprocess
-import sys
-import threading
-import time
+import signal
 from pathlib import Path
 
 import pytest
@@ -16,6 +11,7 @@ import pytest
 import dynabase
 from ddb_helpers import table_request
 from dynabase.cli.main import main
+from processes import dynabase_command
 
 SRC = Path(__file__).resolve().parent.parent.parent / "src"
 
@@ -62,33 +58,17 @@ def test_tail_pretty_and_latest(db, capsys):
 
 
 def test_tail_follow_prints_new_records(db):
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
-    command = [sys.executable, "-m", "dynabase", "streams", "tail", "orders", "--db", db]
-    process = subprocess.Popen(
-        command + ["--from", "latest", "--follow", "--poll", "0.05"],
-        env=env,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
-    try:
+    command = ["streams", "tail", "orders", "--db", db, "--from", "latest", "--follow", "--poll", "0.05"]
+    with dynabase_command(command, sigint_ignored=False) as child:
+        child.wait_for("dynabase streams: following the stream of orders")  # positioned at the end by now
         client = dynabase.connect(db)
-        written = []
-        for i in range(60):  # until the follower, started and positioned at the end, prints one
-            written.append(f"live{i}")
-            client.put_item(TableName="orders", Item={"pk": {"S": written[-1]}})
-            try:
-                line = lines.get(timeout=0.5)
-                break
-            except queue.Empty:
-                continue
+        client.put_item(TableName="orders", Item={"pk": {"S": "live"}})
         client.close()
-        key = json.loads(line)["dynamodb"]["Keys"]["pk"]["S"]
-        assert key in written and key != "a"  # a record written after it started, not the history
-    finally:
-        process.kill()
-        process.wait()
+        line = child.wait_for('"eventName"', stream="stdout")
+        assert (
+            json.loads(line)["dynamodb"]["Keys"]["pk"]["S"] == "live"
+        )  # written after it started: no history
+        assert child.stop(signal.SIGINT) == 0
 
 
 def test_run_checkpoints_in_the_database_and_sends_failures_to_a_file(db, tmp_path, monkeypatch, capsys):
@@ -226,27 +206,38 @@ def test_run_the_metrics_handler_prints_emf(tmp_path, capsys):
     assert (doc["Device"], doc["temp"]) == ("d1", 21)
 
 
-def test_run_interrupted_says_how_to_carry_on(db, tmp_path):
-    import signal
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_run_started_with_sigint_ignored_stops_on_a_signal_with_its_checkpoint_saved(
+    db, tmp_path, monkeypatch, signum
+):
+    """As a background job of a non-interactive shell starts it (SIGINT ignored): it still stops cleanly."""
+    (tmp_path / "counting.py").write_text(
+        "import os\n\ndef handle(event, context):\n"
+        "    with open(os.environ['OUT'], 'a') as out:\n"
+        "        out.write(f\"{len(event['Records'])}\\n\")\n"
+        "    print('handled', len(event['Records']), flush=True)\n"
+    )
+    out = tmp_path / "handled.txt"
+    monkeypatch.setenv("OUT", str(out))  # for the child, and for the second run in this process
+    handler = f"{tmp_path / 'counting.py'}:handle"
+    command = ["streams", "run", handler, "orders", "--db", db]
+    with dynabase_command(command) as child:
+        child.wait_for(f"dynabase streams: running {handler} on the stream of orders")
+        child.wait_for("handled 3", stream="stdout")  # the stream's three records, in one batch
+        assert child.stop(signum) == 0
+        err = child.rest()
+    assert "stopped; run the same command again to carry on from the checkpoints" in err
+    # the three records were handled before the stop; the checkpoint says so: a new run has nothing to do
+    assert sum(int(n) for n in out.read_text().split()) == 3
+    assert main(command + ["--until-idle"]) == 0
+    assert sum(int(n) for n in out.read_text().split()) == 3
 
-    (tmp_path / "quiet.py").write_text("def handle(event, context):\n    pass\n")
-    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{tmp_path}"}
-    command = [
-        sys.executable,
-        "-m",
-        "dynabase",
-        "streams",
-        "run",
-        "quiet:handle",
-        "orders",
-        "--db",
-        db,
-        "--poll",
-        "0.05",
-    ]
-    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)  # started, caught up, polling
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=30)
-    assert process.returncode == 130
-    assert "interrupted; run the same command again to carry on from the checkpoints" in err
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_tail_follow_started_with_sigint_ignored_stops_on_a_signal(db, signum):
+    with dynabase_command(["streams", "tail", "orders", "--db", db, "--follow"]) as child:
+        child.wait_for("dynabase streams: following the stream of orders")
+        child.wait_for('"REMOVE"', stream="stdout")  # the history, then it waits for more
+        assert child.stop(signum) == 0
+        out = child.rest("stdout")
+    assert [json.loads(line)["eventName"] for line in out.splitlines()] == ["INSERT", "MODIFY", "REMOVE"]

@@ -104,29 +104,47 @@ def test_no_listener_without_triggers_and_close_removes_it(client):
     assert not trigger.thread.is_alive()
 
 
-def test_a_slow_trigger_does_not_slow_writes(client):
-    release = threading.Event()
-    with on_change(client, "orders", lambda e, c: release.wait(5)):
-        started = time.monotonic()
+def test_writes_do_not_wait_for_a_trigger_whose_handler_is_stuck(client):
+    """The handler is held inside its first call for the whole test: the 50 puts still all return (a hang
+    guard of 60 s; the trigger's cost to a writer is measured by bench/streams_bench.py)."""
+    entered, release = threading.Event(), threading.Event()
+
+    def stuck(event: dict, context: Any) -> None:
+        entered.set()
+        release.wait()
+
+    def writes() -> None:
         for i in range(50):
             client.put_item(TableName="orders", Item={"pk": {"S": f"k{i}"}})
-        elapsed = time.monotonic() - started
-        release.set()
-    assert elapsed < 2.0
+
+    with on_change(client, "orders", stuck):
+        try:
+            client.put_item(TableName="orders", Item={"pk": {"S": "first"}})
+            assert entered.wait(60), "the trigger never called its handler"
+            writer = threading.Thread(target=writes, daemon=True)
+            writer.start()
+            writer.join(60)
+            assert not writer.is_alive(), "the writes waited for the handler"
+            assert not release.is_set()  # the handler was in its call all along
+        finally:
+            release.set()
+    assert client.scan(TableName="orders", Select="COUNT")["Count"] == 51
 
 
-def test_write_to_handler_latency(client):
-    arrivals: list[float] = []
-    with on_change(client, "orders", lambda e, c: arrivals.append(time.monotonic())):
-        lags = []
+def test_a_write_wakes_the_trigger_without_waiting_for_its_poll(client):
+    """With a poll interval of an hour, each write still reaches the handler (a hang guard of 60 s): the
+    write wakes the trigger. Its latency (p50, goal <= 50 ms) is measured by bench/streams_bench.py."""
+    arrivals: list[str] = []
+    with on_change(
+        client,
+        "orders",
+        lambda e, c: arrivals.extend(r["dynamodb"]["Keys"]["pk"]["S"] for r in e["Records"]),
+        poll_interval=3600,
+    ):
         for i in range(20):
-            before = len(arrivals)
-            written = time.monotonic()
             client.put_item(TableName="orders", Item={"pk": {"S": f"k{i}"}})
-            wait_for(lambda before=before: len(arrivals) > before)
-            lags.append(arrivals[-1] - written)
-    lags.sort()
-    assert lags[len(lags) // 2] < 0.05  # p50 well under the poll interval: the write wakes the trigger
+            wait_for(lambda i=i: f"k{i}" in arrivals, timeout=60)
+    assert arrivals == [f"k{i}" for i in range(20)]
 
 
 def test_triggers_need_the_embedded_client():

@@ -121,7 +121,9 @@ def test_long_offline_pushers_and_poison_changes(seed: int, monkeypatch: Any) ->
         table = cloud if actor == "cloud" else devices[actor]
         if rng.random() < 0.4:
             pass  # no write: time passes
-        elif actor != "cloud" and rng.random() < 0.15:  # a reading: refused when it lacks the scope's deviceId
+        elif (
+            actor != "cloud" and rng.random() < 0.15
+        ):  # a reading: refused when it lacks the scope's deviceId
             rid = f"{actor}-r{rng.randrange(2)}"
             bad = rng.random() < 0.5
             item = {"pk": {"S": "reading#"}, "sk": {"S": f"reading#{rid}"}, "_type": {"S": "Reading"}}

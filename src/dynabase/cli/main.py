@@ -1,7 +1,7 @@
 """``dynabase``: command-line entry point (argparse; each command module registers its sub-commands).
 
 A command is added by writing a module with ``register(commands)`` (which adds sub-parsers whose defaults set
-``run``) and listing it in :data:`COMMANDS`.
+``run``) and listing it in :func:`commands`.
 """
 
 from __future__ import annotations
@@ -10,15 +10,23 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import StorageError
-from . import completion, demo, schema_tools, serve, streams, sync, transfer, ui
 from .arguments import Parser
-from .introspect import Command, command
 
-#: the modules that register sub-commands, in the order ``dynabase --help`` lists them
-COMMANDS: tuple[Any, ...] = (demo, serve, ui, sync, transfer, streams, schema_tools, completion)
+if TYPE_CHECKING:
+    from .introspect import Command
+
+
+def commands() -> tuple[Any, ...]:
+    """The modules that register sub-commands, in the order ``dynabase --help`` lists them. Imported here,
+    not with this module: ``python -m dynabase.server`` imports :mod:`dynabase.cli.signals`, which loads
+    this package, and must not pay for every command."""
+    from . import completion, demo, schema_tools, serve, streams, sync, transfer, ui
+
+    return (demo, serve, ui, sync, transfer, streams, schema_tools, completion)
+
 
 #: the exit status when the reader of our output went away (``dynabase validate --json f | head``): 128 +
 #: SIGPIPE, what a shell reports for ``cat`` or ``yes`` in the same place, so a ``set -o pipefail`` script
@@ -52,15 +60,17 @@ class _VersionAction(argparse.Action):
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="dynabase", description="DynamoDB-compatible embedded database tools.")
     parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
-    commands = parser.add_subparsers(dest="command", required=True)
-    for module in COMMANDS:
-        module.register(commands)
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    for module in commands():
+        module.register(subparsers)
     parser.set_defaults(root=parser)  # the completion command renders the whole tree
     return parser
 
 
 def tree() -> Command:
     """The whole ``dynabase`` command, for the CLI reference, completion scripts and tests."""
+    from .introspect import command
+
     return command(build_parser())
 
 

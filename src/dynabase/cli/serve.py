@@ -35,8 +35,9 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..server.runner import serve
+    from .signals import stop_on_signals
 
     if args.schema and not args.ui:
         print("dynabase serve: --schema is for the web console: add --ui", file=sys.stderr)
         return 2
-    return serve(args)
+    return serve(args, stop_on_signals)

@@ -4,7 +4,9 @@ on it with checkpoints.
     dynabase streams tail orders --db app.db --from trim-horizon --format pretty
     dynabase streams run handlers:on_order orders --db app.db --batch-size 50 --bisect --on-failure bad.jsonl
 
-Exit status: 0 done, 1 error, 130 interrupted (``run`` resumes from its checkpoints when started again).
+``run`` and ``tail --follow`` print a line on stderr once they are reading, and stop on SIGINT (Ctrl-C) or
+SIGTERM after the batch in flight: checkpoints saved, exit status 0 (``run`` resumes from them when started
+again). Exit status: 0 done or stopped, 1 error, 130 interrupted before it started reading.
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ import json
 import os
 import shlex
 import sys
-import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from .signals import stop_on_signals
 from .transfer import _add_connection, _client
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
@@ -203,19 +205,30 @@ def run_tail(args: argparse.Namespace) -> int:
             streams, stream_arn(client, args.table), lambda event, context: None, options=options
         )
         consumer.prime()
-        records = iter_records(consumer) if args.follow else _caught_up(consumer)
-        for record in records:
-            print(_pretty(record) if args.format == "pretty" else json.dumps(record, default=str), flush=True)
+        with stop_on_signals(consumer.wake.set) as stop:
+            if args.follow:
+                _reading(f"following the stream of {args.table}")
+            records = iter_records(consumer, stop) if args.follow else _caught_up(consumer, stop)
+            for record in records:
+                print(
+                    _pretty(record) if args.format == "pretty" else json.dumps(record, default=str),
+                    flush=True,
+                )
         return EXIT_OK
 
     return _guarded(args, work)
 
 
-def _caught_up(consumer: Any) -> list[dict]:
+def _caught_up(consumer: Any, stop: Any) -> list[dict]:
     out: list[dict] = []
     consumer.handler = lambda event, context: out.extend(event["Records"])
-    consumer.run(until_idle=True)
+    consumer.run(stop, until_idle=True)
     return out
+
+
+def _reading(what: str) -> None:
+    """The line a long-running command prints once it is reading (scripts and tests wait for it)."""
+    print(f"dynabase streams: {what}; Ctrl-C or SIGTERM stops", file=sys.stderr, flush=True)
 
 
 def _pretty(record: dict) -> str:
@@ -347,11 +360,19 @@ def run_run(args: argparse.Namespace) -> int:
             on_failure=_destination(args.on_failure, client),
             table=table,
         )
-        handled = consumer.run(threading.Event(), until_idle=args.until_idle)
+        with stop_on_signals(consumer.wake.set) as stop:
+            if not args.until_idle:
+                _reading(f"running {args.handler} on the stream of {args.table}")
+            handled = consumer.run(stop, until_idle=args.until_idle)
         print(
             f"dynabase streams: {handled} records read, {consumer.handled} handled, {consumer.failed} failed",
             file=sys.stderr,
         )
+        if stop.is_set():
+            print(
+                "dynabase streams: stopped; run the same command again to carry on from the checkpoints",
+                file=sys.stderr,
+            )
         return EXIT_OK
 
     return _guarded(args, work)

@@ -16,9 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
-import threading
 import time
 from typing import Any
 
@@ -271,21 +269,14 @@ def _once(sync: Any, retries: int) -> int:
 
 
 def _watch(sync: Any, interval: float) -> int:
-    stop = threading.Event()
+    from .signals import stop_on_signals
 
-    def interrupted(signum: int, frame: Any) -> None:
-        if stop.is_set():  # a second Ctrl-C: stop now
-            raise KeyboardInterrupt
+    def stopping() -> None:
         print("sync: stopping after the batch in flight...", file=sys.stderr)
-        stop.set()
 
-    previous = {sig: signal.signal(sig, interrupted) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        print(f"sync: watching (device {sync.device_id}); Ctrl-C to stop", file=sys.stderr)
+    with stop_on_signals(stopping) as stop:
+        print(f"sync: watching (device {sync.device_id}); Ctrl-C to stop", file=sys.stderr, flush=True)
         sync.run(interval=interval, stop=stop)
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     return EXIT_OK
 
 

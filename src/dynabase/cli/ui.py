@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 from typing import Any
 
 from ..server.options import add_allow_host, cannot_serve, port_number
+from .signals import stop_on_signals
 from .transfer import _add_connection, _client
 
 
@@ -64,10 +64,6 @@ def endpoint_read_only(endpoint_url: str | None, allow_writes: bool) -> bool:
     return not is_local_endpoint(endpoint_url)
 
 
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt  # SIGTERM ends the console as Ctrl-C does
-
-
 def _cannot_serve(args: argparse.Namespace, error: OSError) -> int:
     print(f"dynabase ui: error: {cannot_serve(args.host, args.port, error)}", file=sys.stderr)
     return 1
@@ -99,17 +95,16 @@ def run(args: argparse.Namespace) -> int:
         server = ConsoleServer(app, args.host, args.port, verbose=args.verbose)
     except OSError as error:
         return _cannot_serve(args, error)
-    signal.signal(signal.SIGTERM, _interrupt)
-    try:  # the address is printed inside: a SIGTERM right after it still ends the console cleanly
-        print(
-            f"dynabase console for {target}{' (read-only)' if read_only else ''}: open {server.url}",
-            flush=True,
-        )
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    try:
+        with stop_on_signals() as stop:  # the console serves from its thread until Ctrl-C or SIGTERM
+            server.start()
+            print(
+                f"dynabase console for {target}{' (read-only)' if read_only else ''}: open {server.url}",
+                flush=True,
+            )
+            stop.wait()
     finally:
-        server.httpd.server_close()
+        server.stop()
         if hasattr(client, "close"):
             client.close()
     return 0

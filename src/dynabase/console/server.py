@@ -112,9 +112,6 @@ class ConsoleServer:
         self._thread.start()
         return self
 
-    def serve_forever(self) -> None:
-        self.httpd.serve_forever()
-
     def stop(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()

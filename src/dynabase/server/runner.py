@@ -206,11 +206,39 @@ def _make_room_for_descriptors(connections: int) -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
-def serve(options: Any) -> int:
+def _announce(server: Server, secrets: dict[str, str], err: TextIO) -> None:
+    """The start-up lines of ``serve -v``'s default verbosity: limits, signature checks, how to stop."""
+    auth = (
+        f"SigV4 verified ({len(secrets)} access key{'s' if len(secrets) != 1 else ''})"
+        if secrets
+        else "not verified"
+    )
+    server.app.log.event(
+        f"limits: {server.http.max_connections} connections (--max-connections), idle "
+        f"{server.http.idle_timeout:g}s (--idle-timeout), request {server.http.request_timeout:g}s "
+        "(--request-timeout)",
+        "info",
+        verbose=True,
+    )
+    tables = "shared by all access keys" if server.shared_db else "per access key and region"
+    access = server.app.access
+    pages = "any origin" if access.any_origin else ", ".join(sorted(access.origins)) or "none (--cors-origin)"
+    print(
+        f"dynabase: signatures {auth}; tables {tables}; web pages let in: {pages}; Ctrl-C or SIGTERM stops",
+        file=err,
+        flush=True,
+    )
+
+
+def serve(
+    options: Any,
+    stop_signals: Callable[[Callable[[], None]], contextlib.AbstractContextManager[threading.Event]],
+) -> int:
     """``dynabase serve``: run until SIGTERM/SIGINT, then stop gracefully. ``options`` has the command's
     arguments (``db``, ``host``, ``port``, ``region``, ``shared_db``, ``credentials``, ``access_key``,
     ``secret_key``, ``verbosity``, ``shutdown_timeout``, ``max_connections``, ``idle_timeout``,
-    ``request_timeout``)."""
+    ``request_timeout``); ``stop_signals(on_stop)`` installs the signal handlers for the run (the CLI's
+    ``dynabase.cli.signals.stop_on_signals``) and yields the event they set."""
     err = sys.stderr
     try:
         secrets = _secrets(options)
@@ -259,58 +287,26 @@ def serve(options: Any) -> int:
             print(f"dynabase serve: --ui: {error}", file=err)
             return 1
 
-    signals_seen: list[int] = []
-
-    def on_signal(signum: int, frame: Any) -> None:
-        if signals_seen:  # a second Ctrl-C: the user does not want to wait
-            os._exit(128 + signum)
-        signals_seen.append(signum)
-        server.http.request_stop()
-
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
-    where = options.db if server.shared_db else f"{options.db}, one database per access key and region"
-    print(f"dynabase serving on {server.url} (db: {where})", flush=True)
-    if console is not None:
-        print(f"dynabase console: open {console.url(server.url)}", flush=True)
-    if level >= 1:
-        auth = (
-            f"SigV4 verified ({len(secrets)} access key{'s' if len(secrets) != 1 else ''})"
-            if secrets
-            else "not verified"
-        )
-        server.app.log.event(
-            f"limits: {server.http.max_connections} connections (--max-connections), idle "
-            f"{server.http.idle_timeout:g}s (--idle-timeout), request {server.http.request_timeout:g}s "
-            "(--request-timeout)",
-            "info",
-            verbose=True,
-        )
-        access = server.app.access
-        pages = (
-            "any origin" if access.any_origin else ", ".join(sorted(access.origins)) or "none (--cors-origin)"
-        )
-        print(
-            f"dynabase: signatures {auth}; tables {'shared by all access keys' if server.shared_db else 'per access key and region'}; "
-            f"web pages let in: {pages}; Ctrl-C or SIGTERM stops",
-            file=err,
-            flush=True,
-        )
-    try:
-        server.serve_forever()
-    finally:
-        busy = server.http.in_flight()
-        if signals_seen and level >= 1:
-            print(
-                f"dynabase: stopping ({busy} request{'s' if busy != 1 else ''} in flight)",
-                file=err,
-                flush=True,
-            )
-        cut = server.stop(float(getattr(options, "shutdown_timeout", 30.0)))
-        for sig, handler in previous.items():
-            with contextlib.suppress(ValueError, TypeError):
-                signal.signal(sig, handler)
-        if level >= 1 or cut:
-            print(f"dynabase: stopped{f' ({cut} connections cut)' if cut else ''}", file=err, flush=True)
+    with stop_signals(server.http.request_stop) as stopping:
+        where = options.db if server.shared_db else f"{options.db}, one database per access key and region"
+        print(f"dynabase serving on {server.url} (db: {where})", flush=True)
+        if console is not None:
+            print(f"dynabase console: open {console.url(server.url)}", flush=True)
+        if level >= 1:
+            _announce(server, secrets, err)
+        try:
+            server.serve_forever()
+        finally:
+            busy = server.http.in_flight()
+            if stopping.is_set() and level >= 1:
+                print(
+                    f"dynabase: stopping ({busy} request{'s' if busy != 1 else ''} in flight)",
+                    file=err,
+                    flush=True,
+                )
+            cut = server.stop(float(getattr(options, "shutdown_timeout", 30.0)))
+            if level >= 1 or cut:
+                print(f"dynabase: stopped{f' ({cut} connections cut)' if cut else ''}", file=err, flush=True)
     return 0
 
 

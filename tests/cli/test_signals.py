@@ -1,0 +1,56 @@
+"""``dynabase.cli.signals.stop_on_signals``: the one place long-running commands get their SIGINT/SIGTERM
+handlers (the commands themselves, as processes, are tested beside each: streams, sync, serve, ui)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from dynabase.cli.signals import stop_on_signals
+from processes import SRC
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_sets_the_stop_and_calls_on_stop_even_when_sigint_was_ignored(signum: int) -> None:
+    calls: list[str] = []
+    before = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with stop_on_signals(lambda: calls.append("stop")) as stop:
+            assert not stop.is_set()
+            os.kill(os.getpid(), signum)  # the handler runs before the next bytecode of this thread
+            assert stop.is_set() and calls == ["stop"]
+        # the ignored dispositions it found are back
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
+def test_a_second_signal_ends_the_process_at_once_with_128_plus_its_number() -> None:
+    program = textwrap.dedent(
+        """
+        import os, signal
+        from dynabase.cli.signals import stop_on_signals
+
+        with stop_on_signals() as stop:
+            os.kill(os.getpid(), signal.SIGTERM)
+            assert stop.is_set()
+            os.kill(os.getpid(), signal.SIGINT)
+        print("not reached")
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program],
+        env={**os.environ, "PYTHONPATH": SRC},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 128 + signal.SIGINT, result.stderr
+    assert "not reached" not in result.stdout
