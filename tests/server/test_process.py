@@ -172,6 +172,8 @@ def test_started_with_sigint_ignored_a_signal_still_stops_it_cleanly(
     """As a background job of a non-interactive shell starts them (SIGINT ignored): ``serve`` and ``ui``
     install their own handlers, so Ctrl-C (or ``kill -INT``) and SIGTERM still stop them, exit status 0."""
     args = [*command, "--db", str(tmp_path / "app.db"), "--port", "0"]
+    if command == ["ui"]:
+        args.append("--create")  # ui opens only an existing file unless told
     with dynabase_command(args) as child:
         if command[0] == "serve":
             url = child.wait_for("dynabase serving on", "stdout").split(" ")[3]
