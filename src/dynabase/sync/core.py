@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..clock import make_seq, seq_ms, wall_clock
 from ..model.syncmeta import SyncPlan
+from .answers import check_answer
 from .errors import SyncError, classify
 from .offset import ClockOffset
 from .pull import pull
@@ -120,7 +121,8 @@ class Sync:
         return make_seq(ms, self.device_id)
 
     def _cloud(self, method: str, **request: Any) -> dict[str, Any]:
-        """One call to the cloud; its ``Date`` header refines the clock offset."""
+        """One call to the cloud; its ``Date`` header refines the clock offset. An answer that is not complete
+        (cut on its way) raises a retryable :class:`SyncError`: nothing is done on the strength of it."""
         sent = self.clock()
         try:
             response: dict[str, Any] = getattr(self.cloud.client, method)(**request)
@@ -129,6 +131,7 @@ class Sync:
             self._sample(sent, meta)
             raise
         self._sample(sent, response)
+        check_answer(method, response, self.endpoint)
         return response
 
     def _sample(self, sent: float, response: Mapping[str, Any]) -> None:
@@ -227,7 +230,7 @@ class Sync:
 
     # -- the device side of both halves ---------------------------------------------------------------------------
 
-    def _apply(self, changes: list[dict[str, Any]], state: dict[str, str]) -> dict[str, Any]:
+    def _apply(self, changes: list[dict[str, Any]], state: dict[str, str | None]) -> dict[str, Any]:
         applied: dict[str, Any] = self.client.apply_changes(
             TableName=self.device.name,
             Changes=changes,

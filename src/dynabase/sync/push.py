@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..clock import DELETED_ATTR, SCOPE_ATTR, SEQ_ATTR, SYNC_ATTRS, VERSION_ATTR, next_version
 from ..model.syncmeta import ModelSync
+from .errors import SyncError
 from .records import SyncResult, error_code, pulled_change, version_of
 from .resolve import resolve
 
@@ -123,8 +124,14 @@ def _cloud_item_of(
     }
 
 
-def _cloud_get(sync: Sync, key: dict[str, Any]) -> dict[str, Any] | None:
-    return sync._cloud("get_item", TableName=sync.cloud.name, Key=key, ConsistentRead=True).get("Item")
+def _cloud_get(sync: Sync, key: dict[str, Any]) -> dict[str, Any]:
+    """The cloud item whose version failed a push's condition (so it exists: an answer without it was cut)."""
+    item = sync._cloud("get_item", TableName=sync.cloud.name, Key=key, ConsistentRead=True).get("Item")
+    if item is None:
+        raise SyncError(
+            f"an incomplete answer from {sync.endpoint} to get_item (no Item); retrying", retryable=True
+        )
+    return item
 
 
 def _restamp(sync: Sync, key: dict[str, Any], version: str) -> None:

@@ -18,6 +18,8 @@ STATE_NEWEST = "newestSeq"
 CHECKPOINT = "checkpoint:"
 #: when a scope's last complete pull began (epoch ms), under this prefix + the scope
 PULLED_AT = "pulledAt:"
+#: a full resync under way: ``{"started": ms, "after": the page key it reached}``, under this prefix + the scope
+RESYNC = "resync:"
 
 
 @dataclass
