@@ -42,9 +42,12 @@ class Cloud:
         self.name = name
         self.devices: list[Table] = []
 
-    def device(self, device_id: str, **options: Any) -> tuple[Table, Sync]:
-        table = Table(self.name, dynabase.connect(":memory:"), SCHEMA, side="device")
-        table.create_table()
+    def device(
+        self, device_id: str, path: str = ":memory:", clock: Any = None, **options: Any
+    ) -> tuple[Table, Sync]:
+        table = Table(self.name, dynabase.connect(path, clock=clock), SCHEMA, side="device")
+        if not table.exists():
+            table.create_table()
         self.devices.append(table)
         cloud = Table(self.name, boto3_client("dynamodb", self.proxy.url), SCHEMA, side="cloud")
         return table, Sync(table, cloud, device_id=device_id, **options)
@@ -76,7 +79,8 @@ def test_a_conflict_answer_cut_after_its_status_line_is_retried_not_fatal(
     device, sync = cloud.device("d1")
     sync.sync_once()  # the offset is measured: the next exchange is the push
     device.Note.create({"id": "a", "text": "device"})
-    monkeypatch.setattr(syncmeta, "wall_clock", lambda: time.time() + 5)  # well past the clock tolerance
+    monkeypatch.setattr(syncmeta, "wall_clock", lambda: time.time() + 5)
+    monkeypatch.setattr(syncmeta, "_last_stamp", [0, 0])  # well past the clock tolerance
     cloud.direct.Note.upsert({"id": "a", "text": "cloud"})  # newer: the push's condition fails (400)
     cloud.proxy.inject("cut", after_bytes=STATUS_400)
     with pytest.raises(SyncError) as raised:
@@ -94,6 +98,7 @@ def test_the_loop_rides_out_cut_answers(cloud: Cloud, monkeypatch: Any) -> None:
     sync.sync_once()
     device.Note.create({"id": "a", "text": "device"})
     monkeypatch.setattr(syncmeta, "wall_clock", lambda: time.time() + 5)
+    monkeypatch.setattr(syncmeta, "_last_stamp", [0, 0])
     cloud.direct.Note.upsert({"id": "a", "text": "cloud"})
     cloud.proxy.inject("cut", count=2, after_bytes=STATUS_400)  # the push's answer, and its retry's
     stop = threading.Event()

@@ -81,6 +81,9 @@ class Sync:
         self.overlap_ms = int(overlap * 1000)
         self.progress = progress
         self.clock: Callable[[], float] = getattr(self.client, "clock", wall_clock)
+        #: the clock a step of ``clock`` is seen against (a test whose engine clock jumps to simulate time
+        #: passing gives that clock here too: its jumps are then not steps)
+        self.monotonic: Callable[[], float] = time.monotonic
         self.endpoint = str(getattr(getattr(cloud.client, "meta", None), "endpoint_url", "") or "the cloud")
         if not device.exists():
             device.create_table()
@@ -123,20 +126,31 @@ class Sync:
     def _cloud(self, method: str, **request: Any) -> dict[str, Any]:
         """One call to the cloud; its ``Date`` header refines the clock offset. An answer that is not complete
         (cut on its way) raises a retryable :class:`SyncError`: nothing is done on the strength of it."""
-        sent = self.clock()
+        sent, started = self.clock(), self.monotonic()
         try:
             response: dict[str, Any] = getattr(self.cloud.client, method)(**request)
         except Exception as error:
             meta = getattr(error, "response", None) or {}
-            self._sample(sent, meta)
+            self._sample(sent, started, meta)
             raise
-        self._sample(sent, response)
+        self._sample(sent, started, response)
         check_answer(method, response, self.endpoint)
         return response
 
-    def _sample(self, sent: float, response: Mapping[str, Any]) -> None:
+    def _sample(self, sent: float, started: float, response: Mapping[str, Any]) -> None:
         headers = (response.get("ResponseMetadata") or {}).get("HTTPHeaders") or {}
-        self.offset.sample(sent, self.clock(), headers.get("date"))
+        date = headers.get("date") if isinstance(headers, Mapping) else None
+        self.offset.sample(
+            sent, self.clock(), date if isinstance(date, str) else None, (started, self.monotonic())
+        )
+
+    def stamp_ms(self, at_ms: int) -> int:
+        """The version time (epoch ms, the endpoint's clock) of a change captured at ``at_ms`` on the engine's
+        clock: corrected by the offset (measured again first if the clock was stepped), and never ahead of the
+        corrected now (a change captured before a step forward is no newer than its push)."""
+        if self.offset.stepped(self.clock(), self.monotonic()):
+            self._measure()
+        return min(at_ms - self.offset_ms, self.now_ms())
 
     # -- the public face ------------------------------------------------------------------------------------------
 
@@ -166,7 +180,9 @@ class Sync:
             return result
 
     def _measure(self) -> None:
-        """Before the first push: one free control-plane call measures the clock offset (and finds the table)."""
+        """Before a push: one free control-plane call measures the clock offset (and finds the table) unless
+        it is known and the clock was not stepped since (a stored offset is checked the same way)."""
+        self.offset.stepped(self.clock(), self.monotonic())
         if not self.offset.known:
             self._cloud("describe_table", TableName=self.cloud.name)
 

@@ -112,7 +112,7 @@ def resume_point(text: str | None) -> tuple[int, dict[str, Any] | None] | None:
     """``(started ms, ExclusiveStartKey or None)`` of a full resync cut short, from the device's state; None
     when there is none (or it is not one: the resync then starts over)."""
     try:
-        point = json.loads(text) if text else None
+        point: Any = json.loads(text or "null")
         started, after = point["started"], point["after"]
     except (ValueError, TypeError, KeyError):
         return None

@@ -53,9 +53,7 @@ def _pin(sync: Sync, changes: list[dict[str, Any]]) -> None:
             model = sync.plan.model_of(source)
             if model is None or not model.pushes:
                 continue
-            change["Version"] = next_version(
-                change["At"] - sync.offset_ms, sync.device_id, change.get("Base")
-            )
+            change["Version"] = next_version(sync.stamp_ms(change["At"]), sync.device_id, change.get("Base"))
             pins.append({"Key": change["Key"], "Seq": change["Seq"], "Version": change["Version"]})
     if pins:
         sync.client.pin_versions(TableName=sync.device.name, Pins=pins)
@@ -126,7 +124,9 @@ def _cloud_item_of(
 
 def _cloud_get(sync: Sync, key: dict[str, Any]) -> dict[str, Any]:
     """The cloud item whose version failed a push's condition (so it exists: an answer without it was cut)."""
-    item = sync._cloud("get_item", TableName=sync.cloud.name, Key=key, ConsistentRead=True).get("Item")
+    item: dict[str, Any] | None = sync._cloud(
+        "get_item", TableName=sync.cloud.name, Key=key, ConsistentRead=True
+    ).get("Item")
     if item is None:
         raise SyncError(
             f"an incomplete answer from {sync.endpoint} to get_item (no Item); retrying", retryable=True
