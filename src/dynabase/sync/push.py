@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..clock import DELETED_ATTR, SCOPE_ATTR, SEQ_ATTR, SYNC_ATTRS, VERSION_ATTR, next_version
 from ..model.syncmeta import ModelSync
 from .errors import SyncError
-from .records import SyncResult, error_code, pulled_change, version_of
+from .records import SyncResult, error_code, is_tombstone, pulled_change, version_of
 from .resolve import resolve
 
 if TYPE_CHECKING:
@@ -75,10 +75,9 @@ def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult) -> dict[st
             "put_item",
             TableName=sync.cloud.name,
             Item=cloud_item,
-            ConditionExpression=_CONDITION,
             ExpressionAttributeNames={"#v": VERSION_ATTR},
-            ExpressionAttributeValues={":v": {"S": version}},
             ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            **_condition(sync, model, change, item),
         )
     except Exception as error:
         if error_code(error) != "ConditionalCheckFailedException":
@@ -94,6 +93,24 @@ def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult) -> dict[st
     result.pushed += 1
     result.deletes += item is None
     return {**ack, "Version": version}
+
+
+def _condition(
+    sync: Sync, model: ModelSync, change: dict[str, Any], item: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The push's condition: the newer version wins. For an edit of a model with a resolver, only over the
+    version the edit was made on: any other there (a concurrent change, older or newer) is a conflict for it."""
+    if item is None or model.name not in sync.resolvers:
+        return {
+            "ConditionExpression": _CONDITION,
+            "ExpressionAttributeValues": {":v": {"S": change["Version"]}},
+        }
+    if not change.get("Base"):
+        return {"ConditionExpression": "attribute_not_exists(#v)"}
+    return {
+        "ConditionExpression": "attribute_not_exists(#v) OR #v = :b",
+        "ExpressionAttributeValues": {":b": {"S": change["Base"]}},
+    }
 
 
 def _cloud_item_of(
@@ -170,13 +187,16 @@ def _lost(
     current: dict[str, Any] | None,
     result: SyncResult,
 ) -> dict[str, Any] | None:
-    """The cloud holds a newer version: resolve (a configured resolver) or let the local change go."""
+    """The cloud holds a newer version, or (a model with a resolver) one the change was not made on: resolve
+    (a configured resolver; not for a delete on either side), else the newer version wins whole."""
     resolver = sync.resolvers.get(model.name)
-    if resolver is not None and item is not None and current is not None:
+    merged = None
+    if resolver is not None and item is not None and current is not None and not is_tombstone(current):
         keep = [*sync.key_names, sync.plan.type_field]
         merged = resolve(resolver, model.name, item, current, change.get("Fields"), keep)
         if merged is not None:
-            version = next_version(sync.now_ms(), sync.device_id, version_of(current))
+            above = max(version_of(current) or "", change["Version"])  # above both sides' versions
+            version = next_version(sync.now_ms(), sync.device_id, above)
             cloud_item = _cloud_item_of(sync, model, merged, merged, change["Key"], version)
             if not _conditional(
                 sync,
@@ -190,6 +210,21 @@ def _lost(
                 return None  # the cloud moved again: the change stays pending, the next round retries
             current = cloud_item
             result.pushed += 1
+    held = version_of(current)
+    if merged is None and (held is None or held < change["Version"]):  # a resolver's condition failed, on an
+        # older version: last writer wins, and the local change is the later one
+        if not _conditional(
+            sync,
+            "put_item",
+            TableName=sync.cloud.name,
+            Item=_cloud_item_of(sync, model, item, current or {}, change["Key"], change["Version"]),
+            ConditionExpression=_CONDITION,
+            ExpressionAttributeNames={"#v": VERSION_ATTR},
+            ExpressionAttributeValues={":v": {"S": change["Version"]}},
+        ):
+            return None  # the cloud moved again: the change stays pending, the next round retries
+        result.pushed += 1
+        return {"Key": change["Key"], "Seq": change["Seq"], "Version": change["Version"]}
     if current is not None and model.pulls:  # bring the winner down now (drops the pending change)
         counts = sync._apply([pulled_change(current, sync.key_names)], {})
         result.conflicts += counts["Conflicts"]

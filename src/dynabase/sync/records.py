@@ -62,9 +62,14 @@ def version_of(item: Mapping[str, Any] | None) -> str | None:
     return value.get("S") if isinstance(value, Mapping) else None
 
 
+def is_tombstone(item: Mapping[str, Any]) -> bool:
+    """Whether a cloud item is the tombstone of a delete."""
+    return bool((item.get(DELETED_ATTR) or {}).get("BOOL"))
+
+
 def pulled_change(item: dict[str, Any], key_names: list[str]) -> dict[str, Any]:
     """A cloud item as a change to apply on the device: the item, or a delete for a tombstone."""
-    if (item.get(DELETED_ATTR) or {}).get("BOOL"):
+    if is_tombstone(item):
         return {"Key": {n: item[n] for n in key_names}, "Version": version_of(item), "Delete": True}
     return {"Item": item}
 
