@@ -94,6 +94,7 @@ class Sync:
             self._put_state({STATE_DEVICE: self.device_id})
         self.offset = ClockOffset.load(state.get(STATE_OFFSET))
         self._last_seq_ms = 0  # the newest arrival stamp given (stamps never go back)
+        self._polled: dict[str, int] = {}  # scope -> when its last complete pull began (corrected epoch ms)
         self._lock = threading.Lock()
         primary = device.indexes["primary"]
         self.key_names = [n for n in (primary.hash, primary.sort) if n]
@@ -154,15 +155,17 @@ class Sync:
 
     # -- the public face ------------------------------------------------------------------------------------------
 
-    def sync_once(self, stop: threading.Event | None = None) -> SyncResult:
-        """Push everything pending, then pull everything new; SyncError when it cannot finish."""
+    def sync_once(self, stop: threading.Event | None = None, *, rescan: bool = True) -> SyncResult:
+        """Push everything pending, then pull everything new; SyncError when it cannot finish. ``rescan=False``
+        (the run loop's polls): re-read only the last 2 s of the overlap window, and the whole of it once per
+        ``overlap`` seconds (a change that lands later than that after its stamp is pulled by then)."""
         with self._lock:
             result = SyncResult()
             try:
                 self._measure()
                 pushed = push(self, stop)
                 result.add(pushed)
-                pulled, complete = pull(self, stop)
+                pulled, complete = pull(self, stop, rescan)
                 result.add(pulled)
                 pending = self.pending()
             except Exception as error:

@@ -26,9 +26,14 @@ if TYPE_CHECKING:
 
 PULL_PAGE = 1000  # items per pulled page at least (each page is applied in one device transaction)
 BATCH_GET = 100  # keys per BatchGetItem (DynamoDB's limit)
+#: ms before the previous poll that each run-loop poll re-reads: the clocks' tolerance (a change stamped by a
+#: corrected clock a little behind the one that stamped the checkpoint); later changes wait for the whole re-read
+LATE_MS = 2000
 
 
-def pull(sync: Sync, stop: threading.Event | None) -> tuple[SyncResult, bool]:
+def pull(sync: Sync, stop: threading.Event | None, rescan: bool = True) -> tuple[SyncResult, bool]:
+    """Pull every down-synced model's scope; ``rescan=False`` (the run loop's polls): re-read only the last
+    :data:`LATE` seconds before the previous poll, and the whole overlap window once per ``overlap`` seconds."""
     result = SyncResult()
     for model in sync.plan.models.values():
         if not model.pulls:
@@ -39,18 +44,20 @@ def pull(sync: Sync, stop: threading.Event | None) -> tuple[SyncResult, bool]:
             scope = sync.plan.device_scope(model, sync.device_id)
         except ValueError as error:
             raise SyncError(f"cannot pull {model.name}: {error} (set it in the device table's context)")
-        if not _pull_scope(sync, model, scope, result, stop):
+        if not _pull_scope(sync, model, scope, result, stop, rescan):
             return result, False
     return result, True
 
 
 def _pull_scope(
-    sync: Sync, model: ModelSync, scope: str, result: SyncResult, stop: threading.Event | None
+    sync: Sync, model: ModelSync, scope: str, result: SyncResult, stop: threading.Event | None, rescan: bool
 ) -> bool:
     state = sync._state()
     checkpoint = state.get(CHECKPOINT + scope)
-    pulled_at = state.get(PULLED_AT + scope)
+    pulled_at = state.get(PULLED_AT + scope)  # when the last pull that re-read the whole window began
     started = sync.now_ms()
+    polled = sync._polled.get(scope)  # when this process's last complete poll of the scope began
+    rescan = rescan or polled is None or pulled_at is None or started - int(pulled_at) >= sync.overlap_ms
     resume = resume_point(state.get(RESYNC + scope))
     full = resume is not None or pulled_at is None or started - int(pulled_at) > sync.tombstone_ttl * 1000
     request: dict[str, Any] = {
@@ -68,7 +75,11 @@ def _pull_scope(
     elif checkpoint and pulled_at is not None and not full:
         # A change not pulled yet either sorts after the checkpoint or landed after the previous pull began,
         # stamped at most `overlap` before it (the clocks' tolerance; slow writes are re-stamped).
-        floor = int(pulled_at) - sync.overlap_ms
+        # The run loop's polls re-read only the last LATE seconds (a change from a clock a little behind), and
+        # the whole window once per `overlap`: from the last whole re-read, so a change landed since is found.
+        floor = (
+            int(pulled_at) - sync.overlap_ms if rescan else int(polled or 0) - min(LATE_MS, sync.overlap_ms)
+        )
         bound = checkpoint if seq_ms(checkpoint) < floor else seq_floor(floor)
         request["KeyConditionExpression"] += " AND #q > :q"
         request["ExpressionAttributeNames"]["#q"] = SEQ_ATTR
@@ -92,7 +103,7 @@ def _pull_scope(
         if full:  # where a cut-short resync goes on from (it removes nothing until its pass is complete)
             after = None if last else page["LastEvaluatedKey"]
             update[RESYNC + scope] = json.dumps({"started": started, "after": after})
-        elif last:
+        elif last and rescan:
             update[PULLED_AT + scope] = str(started)
         counts = sync._apply(changes, update)
         result.pulled += counts["Applied"]
@@ -105,6 +116,7 @@ def _pull_scope(
         request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
     if full:
         _finish_resync(sync, model, scope, seen, started, result)
+    sync._polled[scope] = started
     return True
 
 
