@@ -202,3 +202,21 @@ def test_a_full_resync_cut_short_resumes_and_removes_only_what_the_cloud_lacks(
     assert sorted(_texts(device)) == ["n0", "n2", "n3", "n4", "n5", "new"]
     assert "resync:Note#" not in device.client.get_sync_state(TableName=cloud.name)
     assert sync.sync_once().deletes == 0
+
+
+def test_a_conflict_whose_item_read_is_cut_keeps_the_change(monkeypatch: Any) -> None:
+    cloud = Table("cut-get", dynabase.connect(":memory:"), SCHEMA, side="cloud")
+    cloud.create_table()
+    device = Table("cut-get", dynabase.connect(":memory:"), SCHEMA, side="device")
+    device.create_table()
+    sync = Sync(device, cloud, device_id="d1")
+    device.Note.create({"id": "a", "text": "device"})
+    conflict = ClientError(  # a conflict answer without the item (older DynamoDB Local gives none)
+        {"Error": {"Code": "ConditionalCheckFailedException", "Message": "failed"}}, "PutItem"
+    )
+    monkeypatch.setattr(cloud.client, "put_item", lambda **request: (_ for _ in ()).throw(conflict))
+    monkeypatch.setattr(cloud.client, "get_item", lambda **request: {})  # its read, cut after the status line
+    with pytest.raises(SyncError) as raised:
+        sync.sync_once()
+    assert raised.value.retryable
+    assert sync.pending() == 1 and _texts(device) == {"a": "device"}  # the change was not dropped
