@@ -18,6 +18,9 @@ loopback); every process it starts is stopped by PID at the end. In one run:
   writes without the bookkeeping.
 * **latency**: a ``dynabase sync --watch`` process keeps a device in step; the time from a device write to the
   item visible in the cloud, and from a cloud write to the item visible on the device (p50 / p95).
+* **burst**: the read units one device running the sync loop spends after another device pushes a burst of
+  5,000 items into its scope: the first poll (it reads the burst), then per idle poll and in all (the re-reads of
+  the burst while it may still hide a change that landed late).
 * **capacity**: the cloud capacity units (``ReturnConsumedCapacity=TOTAL`` added to every call of the sync's
   cloud client) per pushed and per pulled change, and for idle ``sync_once`` calls (nothing to do): right
   after the changes, the first poll after the pull's overlap window, and one after that (steady state): the
@@ -49,7 +52,7 @@ from botocore.config import Config  # noqa: E402
 from tests.sync.chaos import sync_command, sync_env  # noqa: E402  (the child command the chaos test runs)
 
 import dynabase  # noqa: E402
-from dynabase.clock import SCOPE_ATTR  # noqa: E402
+from dynabase.clock import SCOPE_ATTR, SEQ_ATTR, VERSION_ATTR, make_seq, make_version  # noqa: E402
 from dynabase.model import Table  # noqa: E402
 from dynabase.model.syncmeta import SYNC_INDEX  # noqa: E402
 from dynabase.schema import load_schema  # noqa: E402
@@ -288,6 +291,79 @@ def idle_poll(sync: Any, meter: CapacityMeter) -> dict[str, float]:
     return {"units": after_units - units, "calls": after_calls - calls, "seconds": seconds}
 
 
+def write_burst(client: Any, table: str, count: int) -> None:
+    """``count`` Reading items written as fast as BatchWriteItem goes, with the sync metadata a cloud writer
+    gives them (docs/sync.md, "Other programs writing the cloud table")."""
+    items = []
+    for n in range(count):
+        ms = int(time.time() * 1000)
+        items.append(
+            {
+                "pk": {"S": "device#w"},
+                "sk": {"S": f"reading#{n:08d}"},
+                "_type": {"S": "Reading"},
+                "deviceId": {"S": "w"},
+                "id": {"S": f"{n:08d}"},
+                "value": {"N": str(n)},
+                "unit": {"S": "C"},
+                "note": {"S": "x" * 40},
+                VERSION_ATTR: {"S": make_version(ms, 0, "bench")},
+                SEQ_ATTR: {"S": make_seq(ms, "bench")},
+                SCOPE_ATTR: {"S": "Reading#"},
+            }
+        )
+        if len(items) == 25 or n == count - 1:
+            request = {table: [{"PutRequest": {"Item": item}} for item in items]}
+            while request:
+                request = client.batch_write_item(RequestItems=request).get("UnprocessedItems") or {}
+            items = []
+
+
+def burst_cost(url: str, directory: Path, burst: int, interval: float = 0.5) -> dict[str, Any]:
+    """Read capacity a device running the sync loop spends on one burst: another device pushes ``burst`` items
+    into the scope, then the loop polls every ``interval`` s for twice the overlap window (its re-reads of the
+    burst end within it). Per poll: the units of its Queries (``ReturnConsumedCapacity=TOTAL``)."""
+    import threading
+
+    from dynabase.sync import Sync
+
+    schema = load_schema(SCHEMA)
+    cloud = cloud_table(url, "burst", schema)
+    reader = device_table(directory / "burst-reader.db", "burst", schema)
+    reader_cloud = Table(cloud.name, boto_client(url), schema, side="cloud")
+    meter = CapacityMeter(reader_cloud.client)
+    sync = Sync(reader, reader_cloud, device_id="r", batch_size=BATCH)
+    sync.sync_once()  # the reader is in step before the burst
+    write_burst(cloud.client, cloud.name, burst)
+    polls: list[float] = []
+    once = sync.sync_once
+
+    def measured(*args: Any, **kwargs: Any) -> Any:  # the loop's sync_once, its units recorded
+        units = meter.reading()[0]
+        result = once(*args, **kwargs)
+        polls.append(meter.reading()[0] - units)
+        return result
+
+    sync.sync_once = measured  # type: ignore[method-assign]
+    stop = threading.Event()
+    thread = threading.Thread(target=sync.run, kwargs={"interval": interval, "stop": stop}, daemon=True)
+    thread.start()
+    stop.wait(2 * sync.overlap_ms / 1000 + 2)
+    stop.set()
+    thread.join(30)
+    idle = polls[1:]
+    return {
+        "burst": burst,
+        "interval": interval,
+        "first_poll_units": polls[0] if polls else 0.0,
+        "idle_polls": len(idle),
+        "idle_units_per_poll": sum(idle) / max(len(idle), 1),
+        "idle_polls_reading": sum(1 for units in idle if units > 0),
+        "units_per_burst": sum(idle),
+        "overlap_seconds": sync.overlap_ms / 1000,
+    }
+
+
 def latency(url: str, directory: Path, samples: int, interval: float | None) -> dict[str, Any]:
     """Device → cloud and cloud → device visibility under ``dynabase sync --watch`` (``--interval`` when given;
     a random pause before each write keeps the samples from locking to the watcher's pull phase)."""
@@ -379,6 +455,14 @@ def report(figures: dict[str, Any]) -> str:
                 f"idle sync_once, {name} (overlap {c['overlap_seconds']:.0f} s): "
                 f"{poll['units']:.1f} units in {poll['calls']} calls, {poll['seconds'] * 1000:.0f} ms"
             )
+    b = figures.get("burst")
+    if b:
+        lines.append(
+            f"burst of {b['burst']:,} items, one reader's loop (--interval {b['interval']}, overlap "
+            f"{b['overlap_seconds']:.0f} s): first poll {b['first_poll_units']:.1f} RCU; "
+            f"{b['idle_polls']} idle polls: {b['idle_units_per_poll']:.1f} RCU per idle poll, "
+            f"{b['idle_polls_reading']} of them read, {b['units_per_burst']:.0f} RCU per burst in re-reads"
+        )
     lat = figures.get("latency")
     if lat:
         interval = "its default --interval" if lat["interval"] is None else f"--interval {lat['interval']}"
@@ -409,7 +493,8 @@ def main(argv: list[str] | None = None) -> int:
         "--interval", type=float, default=None, help="--watch's pull interval (default: its own)"
     )
     parser.add_argument("--rounds", type=int, default=None, help="throughput rounds, best counts (default 2)")
-    parser.add_argument("--skip", default="", help="comma separated: throughput,latency")
+    parser.add_argument("--burst", type=int, default=None, help="items in the burst (default 5,000)")
+    parser.add_argument("--skip", default="", help="comma separated: throughput,burst,latency")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     options = parser.parse_args(argv)
     changes = options.changes or (2000 if options.quick else 10000)
@@ -426,6 +511,10 @@ def main(argv: list[str] | None = None) -> int:
                     throughput(url, directory, changes, f"-{n}", n == last) for n in range(options.rounds)
                 ]
                 figures["throughput"] = best_of(rounds)
+            if "burst" not in skip:
+                figures["burst"] = burst_cost(
+                    url, directory, options.burst or (1000 if options.quick else 5000)
+                )
             if "latency" not in skip:
                 figures["latency"] = latency(url, directory, samples, options.interval)
     print(report(figures))

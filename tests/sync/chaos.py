@@ -577,7 +577,7 @@ class Plan:
 
 def run_schedule(world: World, rng: random.Random, plan: Plan, schema_file: Path, log: list[str]) -> None:
     """Random writes on every side and syncs through faulty links; then heal and sync."""
-    faults = ("drop", "delay", "reset", "close_after_request")
+    faults = ("drop", "delay", "reset", "close_after_request", "cut")
     for device in world.devices:
         share = plan.fault_rate * rng.random()
         weights = [rng.random() for _ in faults]
@@ -623,6 +623,12 @@ def _steps(
             seconds = rng.uniform(0.1, 0.4)
             world.device(name).proxy.blackhole(seconds)
             log.append(f"blackhole {name} {seconds:.2f}s")
+        elif roll < 0.33 + plan.blackhole_rate and world.device(name).sync.pending() == 0:
+            # NTP steps the device clock (nothing pending: no captured change straddles the step; one that
+            # does is ordered by the step's size, docs/sync.md "What is not guaranteed")
+            skew = rng.choice((0.0, 3.0, -3.0, 600.0, -600.0))
+            world.device(name).slot.clock.skew = skew
+            log.append(f"clock of {name} stepped to skew {skew:+.0f}s")
         elif roll < 0.65:
             elsewhere = app if rng.random() < 0.5 else None
             log.append(

@@ -1,7 +1,8 @@
 """A small randomised convergence check (the fault-injecting one lives in test_convergence.py): random
-creates, updates and removes on three devices and the cloud, with skewed engine clocks and random sync
-rounds; after a final round every replica holds exactly the newest version of every item of every model it
-should have."""
+creates, updates and removes on three devices and the cloud, with skewed engine clocks that are stepped now and
+then, answers cut on their way (a read's answer empty, an error without its type, after the cloud did the
+work), forced full resyncs and random sync rounds (whole re-reads or the run loop's polls); after a final round
+every replica holds exactly the newest version of every item of every model it should have."""
 
 from __future__ import annotations
 
@@ -11,16 +12,61 @@ import time
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
 import dynabase
 from dynabase.clock import DELETED_ATTR, TTL_ATTR
 from dynabase.model import Table, syncmeta
-from dynabase.sync import Sync
+from dynabase.sync import Sync, SyncError
 
 from .test_refusals import SCHEMA as REFUSALS
 from .test_sync import SCHEMA
 
 DEVICES = ("d1", "d2", "d3")
+#: cloud calls whose answers a relay may cut
+CUT = ("query", "get_item", "batch_get_item", "put_item", "update_item", "describe_table")
+
+
+class Cutting:
+    """A cloud client whose answers are cut at ``rate``: the call is made (the cloud does the work), then a
+    result becomes ``{}`` (botocore's reading of a 200 cut after its status line) and an error loses its type
+    (code "400": a 4xx cut the same way)."""
+
+    def __init__(self, client: Any, rng: random.Random) -> None:
+        self._client, self._rng, self.rate, self.cuts = client, rng, 0.0, 0
+
+    def __getattr__(self, name: str) -> Any:
+        real = getattr(self._client, name)
+        if name not in CUT:
+            return real
+
+        def call(**request: Any) -> Any:
+            cut = self._rng.random() < self.rate
+            self.cuts += cut
+            try:
+                answer = real(**request)
+            except Exception as error:
+                if cut and getattr(error, "response", None):
+                    raise ClientError(
+                        {
+                            "Error": {"Code": "400", "Message": ""},
+                            "ResponseMetadata": {"HTTPStatusCode": 400},
+                        },
+                        name,
+                    ) from error
+                raise
+            return {"ResponseMetadata": {"HTTPStatusCode": 200, "HTTPHeaders": {}}} if cut else answer
+
+        return call
+
+
+def _sync(sync: Sync, rescan: bool = True) -> None:
+    """One sync round; a transport fault (a cut answer) is retried by the next round, as the loop does."""
+    try:
+        sync.sync_once(rescan=rescan)
+    except SyncError as error:
+        if not error.retryable:
+            raise
 
 
 def _state(table: Table, model: str) -> dict[str, Any]:
@@ -36,15 +82,17 @@ def test_random_schedules_converge(seed: int, monkeypatch: Any) -> None:
     monkeypatch.setattr(syncmeta, "_last_stamp", [0, 0])
     cloud = Table("rand-cloud", dynabase.connect(":memory:"), SCHEMA, side="cloud")
     cloud.create_table()
-    devices, syncs = {}, {}
+    devices, syncs, links = {}, {}, {}
+    skews = {name: rng.uniform(-1.5, 1.5) for name in DEVICES}  # no Date header: keep writes further apart
     for name in DEVICES:
-        skew = rng.uniform(-1.5, 1.5)  # no Date header to correct by: keep writes further apart
-        table = Table(
-            "rand-cloud", dynabase.connect(":memory:", clock=lambda s=skew: now[0] + s), SCHEMA, side="device"
-        )
+        clock = lambda name=name: now[0] + skews[name]  # noqa: E731
+        table = Table("rand-cloud", dynabase.connect(":memory:", clock=clock), SCHEMA, side="device")
         table.create_table()
         devices[name] = table
-        syncs[name] = Sync(table, cloud, device_id=name, resolvers=None)
+        links[name] = Cutting(cloud.client, rng)
+        linked = Table("rand-cloud", links[name], SCHEMA, side="cloud")
+        syncs[name] = Sync(table, linked, device_id=name, resolvers=None)
+        syncs[name].monotonic = lambda: now[0]  # true time: a change of skews[name] is a step of its clock
     truth: dict[str, tuple[float, str | None]] = {}  # Note id -> (true time, text or None when removed)
     ids = [f"n{i}" for i in range(6)]
     for step in range(120):
@@ -61,8 +109,17 @@ def test_random_schedules_converge(seed: int, monkeypatch: Any) -> None:
             removed = table.Note.remove({"id": key})
             if removed is not None:
                 truth[key] = (now[0], None)
+        if rng.random() < 0.1:  # NTP steps a device clock (within the skew the writes are apart by)
+            skews[rng.choice(DEVICES)] = rng.uniform(-1.5, 1.5)
+        if rng.random() < 0.05:  # a device offline past the tombstone lifetime: its next pull resyncs in full
+            name = rng.choice(DEVICES)
+            devices[name].client.put_sync_state(TableName="rand-cloud", State={"pulledAt:Note#": "0"})
         if rng.random() < 0.3:
-            syncs[rng.choice(DEVICES)].sync_once()
+            name = rng.choice(DEVICES)
+            links[name].rate = rng.choice([0.0, 0.0, 0.2, 0.5])
+            _sync(syncs[name], rescan=rng.random() < 0.5)
+    for name in DEVICES:
+        links[name].rate = 0.0
     for _ in range(2):
         for name in DEVICES:
             assert syncs[name].sync_once() is not None
@@ -71,6 +128,7 @@ def test_random_schedules_converge(seed: int, monkeypatch: Any) -> None:
     for name in DEVICES:
         assert _state(devices[name], "Note") == expected, f"seed {seed}, device {name}"
         assert syncs[name].pending() == 0
+    assert sum(link.cuts for link in links.values()) > 0  # the schedule did meet cut answers
 
 
 TTL = 120.0  # seconds of schedule time a tombstone lives: devices go offline for longer

@@ -89,7 +89,10 @@ class World:
         table = Table(self.name, dynabase.connect(":memory:", clock=clock), self.schema, side="device")
         table.create_table()
         self.devices.append(table)
-        return table, Sync(table, self.cloud, device_id=device_id, **options)
+        sync = Sync(table, self.cloud, device_id=device_id, **options)
+        if clock is not None:  # the fake clock's jumps stand for time passing, not for a stepped clock
+            sync.monotonic = clock
+        return table, sync
 
     def cloud_items(self) -> list[dict]:
         return self.cloud_client.scan(TableName=self.name, ConsistentRead=True)["Items"]

@@ -120,6 +120,27 @@ def test_reset_mid_response(proxy: FaultProxy, upstream: Upstream) -> None:
     assert proxy.counters["reset"] == 1
 
 
+@pytest.mark.parametrize("after", [17, 100, 3000])
+def test_cut_closes_cleanly_after_part_of_the_answer(
+    proxy: FaultProxy, upstream: Upstream, after: int
+) -> None:
+    proxy.inject("cut", after_bytes=after)
+    received, error = raw_exchange(proxy)
+    assert error is None  # a FIN, not a reset: the client may take the part for the whole answer
+    assert len(received) == after and received.startswith(b"HTTP/1.1 200")
+    assert upstream.requests == 1
+    assert proxy.counters["cut"] == 1
+
+
+def test_a_cut_short_answer_ends_before_the_next_request(proxy: FaultProxy, upstream: Upstream) -> None:
+    proxy.inject("cut", after_bytes=100_000)
+    connection = http.client.HTTPConnection(*proxy.address, timeout=3)
+    assert post(proxy, connection) == BODY  # the whole answer fitted
+    with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):
+        post(proxy, connection)
+    assert upstream.requests == 1
+
+
 def test_reset_after_a_point_deep_in_the_answer(proxy: FaultProxy) -> None:
     proxy.inject("reset", after_bytes=3000)
     received, error = raw_exchange(proxy)
@@ -172,13 +193,13 @@ def test_blackhole_ends_by_itself(proxy: FaultProxy) -> None:
 
 
 def test_seeded_rates_are_reproducible_and_heal_turns_them_off(upstream: Upstream) -> None:
-    rates = {"drop": 0.2, "delay": 0.2, "reset": 0.2, "close_after_request": 0.2}
+    rates = {"drop": 0.2, "delay": 0.2, "reset": 0.2, "close_after_request": 0.2, "cut": 0.1}
     first = FaultProxy(upstream.address, seed=42, rates=rates)
     second = FaultProxy(upstream.address, seed=42, rates=rates)
     plans = [first.next_plan() for _ in range(200)]
     assert plans == [second.next_plan() for _ in range(200)]
     kinds = {plan.kind for plan in plans}
-    assert kinds == {"pass", "drop", "delay", "reset", "close_after_request"}
+    assert kinds == {"pass", "drop", "delay", "reset", "close_after_request", "cut"}
     assert all(1 <= p.delay_ms <= 50 for p in plans if p.kind == "delay")
     first.heal()
     assert {first.next_plan().kind for _ in range(100)} == {"pass"}

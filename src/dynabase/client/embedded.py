@@ -297,7 +297,7 @@ class EmbeddedClient(BotoConveniences):
         *,
         TableName: str,
         Changes: list[dict[str, Any]],
-        State: dict[str, str] | None = None,
+        State: dict[str, str | None] | None = None,
         ClockOffsetMs: int = 0,
         Node: str = "",
         TombstoneSeconds: float = 30 * 86400,

@@ -402,7 +402,7 @@ def apply_changes(
     table_name: str,
     changes: list[dict],
     *,
-    state: dict[str, str] | None = None,
+    state: dict[str, str | None] | None = None,
     offset_ms: int = 0,
     node: str = "",
     tombstone_seconds: float = 30 * 86400,

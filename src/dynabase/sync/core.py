@@ -19,6 +19,7 @@ from ..clock import make_seq, seq_ms, wall_clock
 from ..model.codec import Decoder, encode_item
 from ..model.syncmeta import ModelSync, SyncPlan
 from . import unique
+from .answers import check_answer
 from .errors import SyncError, classify
 from .offset import ClockOffset
 from .pull import pull
@@ -85,6 +86,9 @@ class Sync:
         self.overlap_ms = int(overlap * 1000)
         self.progress = progress
         self.clock: Callable[[], float] = getattr(self.client, "clock", wall_clock)
+        #: the clock a step of ``clock`` is seen against (a test whose engine clock jumps to simulate time
+        #: passing gives that clock here too: its jumps are then not steps)
+        self.monotonic: Callable[[], float] = time.monotonic
         self.endpoint = str(getattr(getattr(cloud.client, "meta", None), "endpoint_url", "") or "the cloud")
         if not device.exists():
             device.create_table()
@@ -95,6 +99,7 @@ class Sync:
             self._put_state({STATE_DEVICE: self.device_id})
         self.offset = ClockOffset.load(state.get(STATE_OFFSET))
         self._last_seq_ms = 0  # the newest arrival stamp given (stamps never go back)
+        self._polled: dict[str, int] = {}  # scope -> when its last complete pull began (corrected epoch ms)
         self._lock = threading.Lock()
         primary = device.indexes["primary"]
         self.key_names = [n for n in (primary.hash, primary.sort) if n]
@@ -127,32 +132,47 @@ class Sync:
         return make_seq(ms, self.device_id)
 
     def _cloud(self, method: str, **request: Any) -> dict[str, Any]:
-        """One call to the cloud; its ``Date`` header refines the clock offset."""
-        sent = self.clock()
+        """One call to the cloud; its ``Date`` header refines the clock offset. An answer that is not complete
+        (cut on its way) raises a retryable :class:`SyncError`: nothing is done on the strength of it."""
+        sent, started = self.clock(), self.monotonic()
         try:
             response: dict[str, Any] = getattr(self.cloud.client, method)(**request)
         except Exception as error:
             meta = getattr(error, "response", None) or {}
-            self._sample(sent, meta)
+            self._sample(sent, started, meta)
             raise
-        self._sample(sent, response)
+        self._sample(sent, started, response)
+        check_answer(method, response, self.endpoint)
         return response
 
-    def _sample(self, sent: float, response: Mapping[str, Any]) -> None:
+    def _sample(self, sent: float, started: float, response: Mapping[str, Any]) -> None:
         headers = (response.get("ResponseMetadata") or {}).get("HTTPHeaders") or {}
-        self.offset.sample(sent, self.clock(), headers.get("date"))
+        date = headers.get("date") if isinstance(headers, Mapping) else None
+        self.offset.sample(
+            sent, self.clock(), date if isinstance(date, str) else None, (started, self.monotonic())
+        )
+
+    def stamp_ms(self, at_ms: int) -> int:
+        """The version time (epoch ms, the endpoint's clock) of a change captured at ``at_ms`` on the engine's
+        clock: corrected by the offset (measured again first if the clock was stepped), and never ahead of the
+        corrected now (a change captured before a step forward is no newer than its push)."""
+        if self.offset.stepped(self.clock(), self.monotonic()):
+            self._measure()
+        return min(at_ms - self.offset_ms, self.now_ms())
 
     # -- the public face ------------------------------------------------------------------------------------------
 
-    def sync_once(self, stop: threading.Event | None = None) -> SyncResult:
-        """Push everything pending, then pull everything new; SyncError when it cannot finish."""
+    def sync_once(self, stop: threading.Event | None = None, *, rescan: bool = True) -> SyncResult:
+        """Push everything pending, then pull everything new; SyncError when it cannot finish. ``rescan=False``
+        (the run loop's polls): re-read only the last 2 s of the overlap window, and the whole of it once per
+        ``overlap`` seconds (a change that lands later than that after its stamp is pulled by then)."""
         with self._lock:
             result = SyncResult()
             try:
                 self._measure()
                 pushed = push(self, stop)
                 result.add(pushed)
-                pulled, complete = pull(self, stop)
+                pulled, complete = pull(self, stop, rescan)
                 result.add(pulled)
                 pending = self.pending()
             except Exception as error:
@@ -170,7 +190,9 @@ class Sync:
             return result
 
     def _measure(self) -> None:
-        """Before the first push: one free control-plane call measures the clock offset (and finds the table)."""
+        """Before a push: one free control-plane call measures the clock offset (and finds the table) unless
+        it is known and the clock was not stepped since (a stored offset is checked the same way)."""
+        self.offset.stepped(self.clock(), self.monotonic())
         if not self.offset.known:
             self._cloud("describe_table", TableName=self.cloud.name)
 
@@ -274,7 +296,7 @@ class Sync:
 
     # -- the device side of both halves ---------------------------------------------------------------------------
 
-    def _apply(self, changes: list[dict[str, Any]], state: dict[str, str]) -> dict[str, Any]:
+    def _apply(self, changes: list[dict[str, Any]], state: dict[str, str | None]) -> dict[str, Any]:
         before = unique.local_before(self, changes) if self._unique else {}
         applied: dict[str, Any] = self.client.apply_changes(
             TableName=self.device.name,

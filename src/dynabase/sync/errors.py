@@ -60,6 +60,14 @@ def classify(error: BaseException, endpoint: str) -> SyncError:
             )
         if code == "ResourceNotFoundException":
             return SyncError(f"the cloud table was not found at {endpoint} ({message}); create it first")
+        if code.isdigit() or not code:
+            # DynamoDB names every error (``__type``); botocore falls back to the HTTP status when the body
+            # could not be parsed: the answer was cut on its way (a relay gave up), not a refusal
+            return SyncError(
+                f"an incomplete answer from {endpoint} (HTTP {status or code}, no DynamoDB error in it): "
+                "the connection was cut; retrying",
+                retryable=True,
+            )
         if code in RETRY_CODES or status >= 500:
             return SyncError(
                 f"the endpoint {endpoint} is busy or failing ({code}: {message})", retryable=True

@@ -35,7 +35,7 @@ class Backoff:
 
 def _step(sync: Sync, stop: Any, pull_due: bool) -> None:
     if pull_due:
-        sync.sync_once(stop)
+        sync.sync_once(stop, rescan=False)
     elif sync.pending():
         sync.push()
 

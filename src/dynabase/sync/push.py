@@ -16,7 +16,8 @@ from ..clock import DELETED_ATTR, SCOPE_ATTR, SEQ_ATTR, SYNC_ATTRS, VERSION_ATTR
 from ..model.syncmeta import ModelSync
 from ..types import MAX_ITEM_SIZE, item_size
 from . import unique
-from .records import SyncResult, error_code, pulled_change, version_of
+from .errors import SyncError
+from .records import SyncResult, error_code, is_tombstone, pulled_change, version_of
 from .resolve import resolve
 
 if TYPE_CHECKING:
@@ -27,8 +28,6 @@ log = logging.getLogger("dynabase.sync")
 _CONDITION = "attribute_not_exists(#v) OR #v < :v"
 _LANDED = object()
 _UNIQUE_ATTEMPTS = 3
-#: an update of an item the cloud had: it must still be there (an item without metadata counts as older)
-_UPDATE_CONDITION = "(attribute_exists(#k) AND attribute_not_exists(#v)) OR #v < :v"
 
 
 @dataclass
@@ -87,9 +86,7 @@ def _pin(sync: Sync, changes: list[dict[str, Any]]) -> None:
             model = sync.plan.model_of(source)
             if model is None or not model.pushes:
                 continue
-            change["Version"] = next_version(
-                change["At"] - sync.offset_ms, sync.device_id, change.get("Base")
-            )
+            change["Version"] = next_version(sync.stamp_ms(change["At"]), sync.device_id, change.get("Base"))
             pins.append({"Key": change["Key"], "Seq": change["Seq"], "Version": change["Version"]})
     if pins:
         sync.client.pin_versions(TableName=sync.device.name, Pins=pins)
@@ -129,9 +126,9 @@ def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult, batch: _Ro
     stamped = time.monotonic()
     try:
         if unique.has_unique(sync, model.name):
-            outcome = _put_unique(sync, change, item, cloud_item, revalidate)
+            outcome = _put_unique(sync, model, change, item, cloud_item, revalidate)
         else:
-            outcome = _put(sync, change, cloud_item, revalidate)
+            outcome = _put(sync, model, change, item, cloud_item, revalidate)
     except unique.Refused as refused:  # e.g. another item holds one of its unique values: set it aside
         batch.refused.append({**ack, "Reason": str(refused)})
         return None
@@ -163,18 +160,22 @@ def _push_one(sync: Sync, change: dict[str, Any], result: SyncResult, batch: _Ro
     return {**ack, "Version": version}
 
 
-def _put(sync: Sync, change: dict[str, Any], cloud_item: dict[str, Any], revalidate: bool) -> Any:
+def _put(
+    sync: Sync,
+    model: ModelSync,
+    change: dict[str, Any],
+    item: dict[str, Any] | None,
+    cloud_item: dict[str, Any],
+    revalidate: bool,
+) -> Any:
     """The conditional put of a change: :data:`_LANDED`, or the cloud item that failed the condition."""
-    names = {"#v": VERSION_ATTR, **({"#k": sync.key_names[0]} if revalidate else {})}
     try:
         sync._cloud(
             "put_item",
             TableName=sync.cloud.name,
             Item=cloud_item,
-            ConditionExpression=_UPDATE_CONDITION if revalidate else _CONDITION,
-            ExpressionAttributeNames=names,
-            ExpressionAttributeValues={":v": {"S": change["Version"]}},
             ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            **_condition(sync, model, change, item, revalidate),
         )
     except Exception as error:
         if error_code(error) != "ConditionalCheckFailedException":
@@ -185,18 +186,23 @@ def _put(sync: Sync, change: dict[str, Any], cloud_item: dict[str, Any], revalid
 
 def _put_unique(
     sync: Sync,
+    model: ModelSync,
     change: dict[str, Any],
     item: dict[str, Any] | None,
     cloud_item: dict[str, Any],
     revalidate: bool,
 ) -> Any:
     """:func:`_put` for a model with unique fields: the item and its sentinels in one transaction, over the
-    cloud item read just before (read again when it moved in between, a few times)."""
+    cloud item read just before (read again when it moved in between, a few times). The same rule as
+    :func:`_condition` decides whether that item stands in the way."""
     current = None
+    resolved = item is not None and model.name in sync.resolvers
     for _ in range(_UNIQUE_ATTEMPTS):
         current = _cloud_get(sync, change["Key"])
         held = version_of(current)
-        if (held is not None and held >= change["Version"]) or (current is None and revalidate):
+        if current is None and revalidate:
+            return current
+        if held is not None and (held != change.get("Base") if resolved else held >= change["Version"]):
             return current
         if unique.transact_put(sync, cloud_item, current, item):
             return _LANDED
@@ -234,6 +240,31 @@ def _cloud_copy(sync: Sync, model: ModelSync, key: dict[str, Any]) -> dict[str, 
     return current if mine else None
 
 
+def _condition(
+    sync: Sync, model: ModelSync, change: dict[str, Any], item: dict[str, Any] | None, revalidate: bool
+) -> dict[str, Any]:
+    """The push's condition: the newer version wins; an update of an item the cloud had must find it still
+    there (``revalidate``: see :func:`_gone`). For an edit of a model with a resolver, only over the version
+    the edit was made on: any other there (a concurrent change, older or newer) is a conflict for it."""
+    names = {"#v": VERSION_ATTR, **({"#k": sync.key_names[0]} if revalidate else {})}
+    absent = (
+        "(attribute_exists(#k) AND attribute_not_exists(#v))" if revalidate else "attribute_not_exists(#v)"
+    )
+    if item is None or model.name not in sync.resolvers:
+        return {
+            "ConditionExpression": f"{absent} OR #v < :v",
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": {":v": {"S": change["Version"]}},
+        }
+    if not change.get("Base"):
+        return {"ConditionExpression": absent, "ExpressionAttributeNames": names}
+    return {
+        "ConditionExpression": f"{absent} OR #v = :b",
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": {":b": {"S": change["Base"]}},
+    }
+
+
 def _cloud_item_of(
     sync: Sync,
     model: ModelSync,
@@ -260,8 +291,16 @@ def _cloud_item_of(
     }
 
 
-def _cloud_get(sync: Sync, key: dict[str, Any]) -> dict[str, Any] | None:
-    return sync._cloud("get_item", TableName=sync.cloud.name, Key=key, ConsistentRead=True).get("Item")
+def _cloud_get(sync: Sync, key: dict[str, Any]) -> dict[str, Any]:
+    """The cloud item whose version failed a push's condition (so it exists: an answer without it was cut)."""
+    item: dict[str, Any] | None = sync._cloud(
+        "get_item", TableName=sync.cloud.name, Key=key, ConsistentRead=True
+    ).get("Item")
+    if item is None:
+        raise SyncError(
+            f"an incomplete answer from {sync.endpoint} to get_item (no Item); retrying", retryable=True
+        )
+    return item
 
 
 def _restamp(sync: Sync, key: dict[str, Any], version: str) -> None:
@@ -300,13 +339,16 @@ def _lost(
     current: dict[str, Any] | None,
     result: SyncResult,
 ) -> dict[str, Any] | None:
-    """The cloud holds a newer version: resolve (a configured resolver) or let the local change go."""
+    """The cloud holds a newer version, or (a model with a resolver) one the change was not made on: resolve
+    (a configured resolver; not for a delete on either side), else the newer version wins whole."""
     resolver = sync.resolvers.get(model.name)
-    if resolver is not None and item is not None and current is not None:
+    merged = None
+    if resolver is not None and item is not None and current is not None and not is_tombstone(current):
         keep = [*sync.key_names, sync.plan.type_field]
         merged = resolve(resolver, model.name, item, current, change.get("Fields"), keep)
         if merged is not None:
-            version = next_version(sync.now_ms(), sync.device_id, version_of(current))
+            above = max(version_of(current) or "", change["Version"])  # above both sides' versions
+            version = next_version(sync.now_ms(), sync.device_id, above)
             cloud_item = _cloud_item_of(sync, model, merged, merged, change["Key"], version)
             if unique.has_unique(sync, model.name):
                 written = unique.transact_put(sync, cloud_item, current, merged)  # (Refused: above)
@@ -324,6 +366,21 @@ def _lost(
                 return None  # the cloud moved again: the change stays pending, the next round retries
             current = cloud_item
             result.pushed += 1
+    held = version_of(current)
+    if merged is None and (held is None or held < change["Version"]):  # a resolver's condition failed, on an
+        # older version: last writer wins, and the local change is the later one
+        if not _conditional(
+            sync,
+            "put_item",
+            TableName=sync.cloud.name,
+            Item=_cloud_item_of(sync, model, item, current or {}, change["Key"], change["Version"]),
+            ConditionExpression=_CONDITION,
+            ExpressionAttributeNames={"#v": VERSION_ATTR},
+            ExpressionAttributeValues={":v": {"S": change["Version"]}},
+        ):
+            return None  # the cloud moved again: the change stays pending, the next round retries
+        result.pushed += 1
+        return {"Key": change["Key"], "Seq": change["Seq"], "Version": change["Version"]}
     if current is not None and model.pulls:  # bring the winner down now (drops the pending change)
         counts = sync._apply([pulled_change(current, sync.key_names)], {})
         result.conflicts += counts["Conflicts"]

@@ -18,6 +18,8 @@ STATE_NEWEST = "newestSeq"
 CHECKPOINT = "checkpoint:"
 #: when a scope's last complete pull began (epoch ms), under this prefix + the scope
 PULLED_AT = "pulledAt:"
+#: a full resync under way: ``{"started": ms, "after": the page key it reached}``, under this prefix + the scope
+RESYNC = "resync:"
 
 
 @dataclass
@@ -65,9 +67,14 @@ def version_of(item: Mapping[str, Any] | None) -> str | None:
     return value.get("S") if isinstance(value, Mapping) else None
 
 
+def is_tombstone(item: Mapping[str, Any]) -> bool:
+    """Whether a cloud item is the tombstone of a delete."""
+    return bool((item.get(DELETED_ATTR) or {}).get("BOOL"))
+
+
 def pulled_change(item: dict[str, Any], key_names: list[str]) -> dict[str, Any]:
     """A cloud item as a change to apply on the device: the item, or a delete for a tombstone."""
-    if (item.get(DELETED_ATTR) or {}).get("BOOL"):
+    if is_tombstone(item):
         return {"Key": {n: item[n] for n in key_names}, "Version": version_of(item), "Delete": True}
     return {"Item": item}
 

@@ -1,7 +1,8 @@
 """Conflict resolution beyond whole-item last-writer-wins, per model.
 
-When a pushed change loses to a newer cloud version, the default drops the local change (the newer write
-wins, whole item). ``Sync(resolvers={"Model": ...})`` changes that per model:
+By default the newer write wins, whole item. ``Sync(resolvers={"Model": ...})`` changes that per model: a
+device's edit is then written only over the cloud version it was made on, and any other version there (a
+concurrent change, older or newer) is resolved:
 
 * ``"merge"``: a per-field merge. The attributes the local change touched since its last push (the engine
   records them) are laid over the newer cloud item; the cloud's other attributes stay. An item the local

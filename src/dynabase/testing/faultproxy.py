@@ -14,6 +14,9 @@ random generator from ``rates``:
                             (TCP RST: ``SO_LINGER`` 0); an answer shorter than that is reset before the next request
 ``close_after_request``     forward the request, discard the answer once it starts, close the connection: the
                             target did the work, the client does not know (the "did it commit?" case)
+``cut``                     forward the request and ``after_bytes`` bytes of the answer, then close the connection
+                            cleanly (a FIN, as a relay that gives up does): the client may take the cut answer
+                            for a whole one (cut after the status line, an HTTP answer has no headers or body)
 ==========================  ======================================================================================
 
 :meth:`FaultProxy.blackhole` swallows everything for a while (connections hang, then close);
@@ -47,9 +50,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-FAULTS = ("delay", "drop", "reset", "close_after_request")
+FAULTS = ("delay", "drop", "reset", "close_after_request", "cut")
 KINDS = ("pass", *FAULTS)
 _CHUNK = 65536
+_CUTS = ("reset", "cut")  # the faults that forward part of the answer
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,7 @@ class Plan:
     kind: str = "pass"
     #: ``delay``: milliseconds before the request is forwarded
     delay_ms: int = 0
-    #: ``reset``: bytes of the answer forwarded before the reset
+    #: ``reset`` / ``cut``: bytes of the answer forwarded before the reset / the close
     after_bytes: int = 0
 
     def __post_init__(self) -> None:
@@ -94,7 +98,8 @@ class FaultProxy:
     :param target: ``(host, port)``, ``"host:port"`` or a URL such as ``"http://127.0.0.1:8000"``
     :param seed: seed of the generator that draws plans (the draw order follows the order of exchanges)
     :param rates: probability of each fault per exchange (``{"drop": 0.05, "reset": 0.05, ...}``)
-    :param delay_ms: ``(low, high)`` of drawn delays; :param reset_bytes: ``(low, high)`` of drawn reset points
+    :param delay_ms: ``(low, high)`` of drawn delays; :param reset_bytes: ``(low, high)`` of drawn reset and cut
+        points
     """
 
     def __init__(
@@ -185,7 +190,7 @@ class FaultProxy:
                         plan = Plan(
                             kind,
                             delay_ms=self.rng.randint(*self.delay_ms) if kind == "delay" else 0,
-                            after_bytes=self.rng.randint(*self.reset_bytes) if kind == "reset" else 0,
+                            after_bytes=self.rng.randint(*self.reset_bytes) if kind in _CUTS else 0,
                         )
                         break
             self._counters[plan.kind] += 1
@@ -324,8 +329,11 @@ class FaultProxy:
                 if self._blackholed():
                     self._hang(client)
                     return
-                if plan is not None and plan.kind == "reset" and answering:
-                    self._reset(client)  # the whole answer fitted in after_bytes: reset before the next one
+                if plan is not None and plan.kind in _CUTS and answering:
+                    if (
+                        plan.kind == "reset"
+                    ):  # the whole answer fitted in after_bytes: end before the next one
+                        self._reset(client)
                     return
                 if plan is None or answering:
                     plan, answering, answered = self.next_plan(), False, 0
@@ -343,15 +351,16 @@ class FaultProxy:
                 kind = plan.kind if plan is not None else "pass"
                 if kind == "close_after_request":
                     return
-                if kind == "reset":
+                if kind in _CUTS:
                     assert plan is not None
                     part = data[: plan.after_bytes - answered]
                     if part:
                         client.sendall(part)
                         answered += len(part)
                     if answered >= plan.after_bytes:
-                        self._reset(client)
-                        return
+                        if kind == "reset":
+                            self._reset(client)
+                        return  # the close in _serve: a FIN, or the RST just armed
                     continue
                 client.sendall(data)
                 answered += len(data)
