@@ -180,7 +180,12 @@ def _put(
     except Exception as error:
         if error_code(error) != "ConditionalCheckFailedException":
             raise
-        return (getattr(error, "response", None) or {}).get("Item") or _cloud_get(sync, change["Key"])
+        current = (getattr(error, "response", None) or {}).get("Item") or _cloud_get(sync, change["Key"])
+        if current is None and not revalidate:  # it failed the condition, so it was there: gone since
+            raise SyncError(
+                f"{change['Key']} changed in the cloud while it was pushed; retrying", retryable=True
+            )
+        return current
     return _LANDED
 
 
@@ -291,14 +296,18 @@ def _cloud_item_of(
     }
 
 
-def _cloud_get(sync: Sync, key: dict[str, Any]) -> dict[str, Any]:
-    """The cloud item whose version failed a push's condition (so it exists: an answer without it was cut)."""
-    item: dict[str, Any] | None = sync._cloud(
-        "get_item", TableName=sync.cloud.name, Key=key, ConsistentRead=True
-    ).get("Item")
-    if item is None:
+def _cloud_get(sync: Sync, key: dict[str, Any]) -> dict[str, Any] | None:
+    """The cloud's item at ``key``, None when it has none. The read asks for its consumed capacity, which every
+    complete answer carries: one with neither (a body cut on its way, which botocore parses as ``{}`` when no
+    checksum came with it) is a transport fault, never "the cloud has no such item"."""
+    answer = sync._cloud(
+        "get_item", TableName=sync.cloud.name, Key=key, ConsistentRead=True, ReturnConsumedCapacity="TOTAL"
+    )
+    item: dict[str, Any] | None = answer.get("Item")
+    if item is None and "ConsumedCapacity" not in answer:
         raise SyncError(
-            f"an incomplete answer from {sync.endpoint} to get_item (no Item); retrying", retryable=True
+            f"an incomplete answer from {sync.endpoint} to get_item (no Item, no ConsumedCapacity); retrying",
+            retryable=True,
         )
     return item
 
