@@ -15,6 +15,7 @@ import sys
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..server.options import add_limit_arguments
 from .transfer import _add_connection, _client
 
 
@@ -46,6 +47,7 @@ def register(commands: Any) -> None:
         action="store_true",
         help="allow changes through an --endpoint-url on another machine (read-only by default)",
     )
+    add_limit_arguments(p)
     p.add_argument("-v", "--verbose", action="store_true", help="log every request on stderr")
     p.set_defaults(run=run)
 
@@ -80,7 +82,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"dynabase ui: error: schema {args.schema}: {error}", file=sys.stderr)
         return 1
     try:
-        server = ConsoleServer(app, args.host, args.port, verbose=args.verbose)
+        server = ConsoleServer(
+            app,
+            args.host,
+            args.port,
+            verbose=args.verbose,
+            max_connections=args.max_connections,
+            idle_timeout=args.idle_timeout,
+            request_timeout=args.request_timeout,
+        )
     except OSError as error:
         print(
             f"dynabase ui: error: cannot serve on {args.host}:{args.port}: {error.strerror or error}",
@@ -97,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        server.httpd.server_close()
+        server.stop()
         if hasattr(client, "close"):
             client.close()
     return 0
