@@ -339,8 +339,11 @@ class ShapeStrategies:
             return st.one_of(choices)
         if kind in ("integer", "long"):
             low, high = shape.metadata.get("min"), shape.metadata.get("max")
+            low = low if low is not None else -5
+            # a minimum above 100 without a maximum (botocore's model has some): around the minimum
+            high = high if high is not None else max(100, low + 100)
             return st.one_of(
-                st.integers(low if low is not None else -5, high if high is not None else 100),
+                st.integers(low, high),
                 st.sampled_from(WEIRD_NUMBERS),
             )
         if kind in ("double", "float"):
