@@ -189,7 +189,8 @@ class Binder:
             )
         return value
 
-    def operand(self, node) -> deep.Recursive[Operand]:
+    def operand(self, node) -> Operand | deep.Recursive[Operand]:
+        """A leaf's Operand, or a function's as a generator (``yield`` either to :func:`.deep.run`)."""
         cls = node.__class__
         if cls is ast.Path:
             path = self.path(node)
@@ -199,7 +200,7 @@ class Binder:
             return Operand(
                 lambda item: value, const=value, raw=self.ph.raw_values[node.text], type=type_of(value)
             )
-        return (yield self.function(node))
+        return self.function(node)
 
     def function(self, node: ast.Function) -> deep.Recursive[Operand]:
         args = []

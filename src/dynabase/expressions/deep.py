@@ -7,7 +7,8 @@ raised for that: on Python 3.11 and older it also bounds the C JSON parser on ev
 overflows its stack instead of raising RecursionError.
 
 * :func:`run` drives a recursive function written as a generator: each ``yield`` of a generator is a call, its
-  result is sent back, an exception is thrown back in. The Python stack stays a few frames deep at any
+  result is sent back, an exception is thrown back in (anything else yielded is sent straight back: a leaf
+  needs no generator). The Python stack stays a few frames deep at any
   nesting, so the parsers are written this way.
 * :func:`call` runs a pass whose recursion is bounded by the tree's depth (the binder, the translations) on a
   worker thread with a fresh stack and a large C stack when the nesting is deep; what still recurses too deep
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Generator
+from types import GeneratorType
 from typing import Any, TypeVar
 
 from ..errors import ValidationException
@@ -63,8 +65,11 @@ def run(generator: Recursive[T]) -> T:
                 raise
             error = raised
             continue
-        stack.append(callee)
-        value = None
+        if callee.__class__ is GeneratorType:
+            stack.append(callee)
+            value = None
+        else:  # a value the callee already had (a leaf): straight back
+            value = callee
 
 
 def nesting(kinds: list[str]) -> int:

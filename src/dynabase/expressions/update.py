@@ -199,8 +199,10 @@ ABSENT = _Absent()
 class _UpdateBinder(Binder):
     """Binds SET values: paths must exist in the item (else :data:`ABSENT`), functions are the update ones."""
 
-    def operand(self, node) -> deep.Recursive[Operand]:
-        operand = yield super().operand(node)
+    def operand(self, node) -> Operand | deep.Recursive[Operand]:
+        operand = super().operand(node)
+        if not isinstance(operand, Operand):  # a function's, still to bind: its result is read as it is
+            return operand
         if node.__class__ is ast.Value:
             literal = self.ph.literal(node.text)
             operand.get = lambda item: literal
