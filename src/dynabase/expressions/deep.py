@@ -41,7 +41,34 @@ Recursive = Generator[Any, Any, T]
 
 def run(generator: Recursive[T]) -> T:
     """The value ``generator`` returns, each generator it yields run to completion first (its value sent back,
-    its exception thrown back in): recursion on a heap-allocated stack."""
+    its exception thrown back in). The first :data:`DIRECT_LEVELS` levels run on the Python stack (faster),
+    deeper ones on a heap-allocated stack."""
+    return _direct(generator, 0)
+
+
+#: generator levels driven by plain recursion before :func:`_trampoline` takes over (two frames each)
+DIRECT_LEVELS = 32
+
+
+def _direct(generator: Recursive[T], level: int) -> T:
+    value: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            callee = generator.send(value) if error is None else generator.throw(error)
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+        error = None
+        if callee.__class__ is not GeneratorType:  # a value the callee already had (a leaf): straight back
+            value = callee
+            continue
+        try:
+            value = _direct(callee, level + 1) if level < DIRECT_LEVELS else _trampoline(callee)
+        except BaseException as raised:
+            error = raised
+
+
+def _trampoline(generator: Recursive[T]) -> T:
     stack: list[Generator[Any, Any, Any]] = [generator]
     value: Any = None
     error: BaseException | None = None
@@ -68,7 +95,7 @@ def run(generator: Recursive[T]) -> T:
         if callee.__class__ is GeneratorType:
             stack.append(callee)
             value = None
-        else:  # a value the callee already had (a leaf): straight back
+        else:
             value = callee
 
 
