@@ -8,11 +8,11 @@ overflows its stack instead of raising RecursionError.
 
 * :func:`run` drives a recursive function written as a generator: each ``yield`` of a generator is a call, its
   result is sent back, an exception is thrown back in (anything else yielded is sent straight back: a leaf
-  needs no generator). The Python stack stays a few frames deep at any
-  nesting, so the parsers are written this way.
-* :func:`call` runs a pass whose recursion is bounded by the tree's depth (the binder, the translations) on a
-  worker thread with a fresh stack and a large C stack when the nesting is deep; what still recurses too deep
-  there is refused with a ValidationException instead of a RecursionError.
+  needs no generator). Past :data:`DIRECT_LEVELS` levels the calls are kept on a list, not the Python stack,
+  so the parsers and the binder's passes are written this way.
+* :func:`call` runs a pass whose recursion still follows the tree (PartiQL's translation) on a worker thread
+  with a fresh stack and a large C stack when the nesting is deep; what recurses too deep there is refused
+  with a ValidationException (:data:`TOO_DEEP`, dynabase's wording) instead of a RecursionError.
 """
 
 from __future__ import annotations

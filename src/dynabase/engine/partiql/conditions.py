@@ -161,17 +161,24 @@ class Expressions:
         if isinstance(node, Param):
             return self.parameters[node.index]
         if isinstance(node, Unary) and node.op in "+-" and isinstance(node.operand, (Lit, Unary, Param)):
-            value = self.constant(node.operand, path)
-            if value is None or "N" not in value:
-                return None
-            if node.op == "+":
-                return value
-            number = node.operand
-            if isinstance(number, Lit) and "." in number.value and Decimal(number.value) == 0:
-                raise StatementError(
-                    f"Negative zero decimal is not supported under {_under(path)} at {number.tok.where}"
-                )
-            return {"N": format_number(parse_number(value["N"]).copy_negate())}  # exact: no context
+            signs = []  # a chain of signs (an 8 KB statement holds thousands): walked, not recursed into
+            while (
+                isinstance(node, Unary) and node.op in "+-" and isinstance(node.operand, (Lit, Unary, Param))
+            ):
+                signs.append(node)
+                node = node.operand
+            value = self.constant(node, path)
+            for sign in reversed(signs):  # from the innermost out
+                if value is None or "N" not in value:
+                    return None
+                if sign.op == "-":
+                    number = sign.operand
+                    if isinstance(number, Lit) and "." in number.value and Decimal(number.value) == 0:
+                        raise StatementError(
+                            f"Negative zero decimal is not supported under {_under(path)} at {number.tok.where}"
+                        )
+                    value = {"N": format_number(parse_number(value["N"]).copy_negate())}  # exact: no context
+            return value
         if isinstance(node, (ListLit, StructLit)):
             self.literal_depth += 1
             try:

@@ -299,6 +299,10 @@ class _Parser:
         return Parsed(stmt, self.params)
 
     def select(self) -> Select:
+        return deep.run(self._select())
+
+    def _select(self) -> deep.Recursive[Select]:
+        """A generator, as the expressions: a sub-query is a call inside an expression."""
         tok = self.expect_kw("select")
         if self.kw("distinct", "all") and self.take().value == "distinct":
             self.defer("Unsupported token in expression: DISTINCT")
@@ -306,40 +310,40 @@ class _Parser:
         if self.kw("value", "pivot"):
             self.take()
             self.defer("Select projection doesn't support value or pivot keywords")
-            items = [self.expr()]
+            items = [(yield self._expr())]
         elif self.op("*"):
             self.take()
             items = None
         else:
-            items = [self.projection_item()]
+            items = [(yield self._projection_item())]
             while self.op(","):
                 self.take()
-                items.append(self.projection_item())
+                items.append((yield self._projection_item()))
         self.expect_kw("from")
-        table, index = self.source()
+        table, index = yield self._source()
         if self.op(","):
             self.take()
-            self.source()
+            yield self._source()
             self.defer("Only select from a single table or index is supported.")
         where = None
         if self.kw("where"):
             self.take()
-            where = self.expr()
+            where = yield self._expr()
         if self.kw("group"):
             self.take()
             self.expect_kw("by")
-            self.expr_list()
+            yield self._expr_list()
             self.defer("Unsupported clause: GROUP BY")
         if self.kw("having"):
             self.take()
-            self.expr()
+            yield self._expr()
             self.defer("Unsupported clause: HAVING")
         order = []
         if self.kw("order"):
             self.take()
             self.expect_kw("by")
             while True:
-                node = self.expr()
+                node = yield self._expr()
                 descending = False
                 if self.kw("asc", "desc"):
                     descending = self.take().value == "desc"
@@ -349,16 +353,16 @@ class _Parser:
                 self.take()
         if self.kw("limit"):
             self.take()
-            limit = self.expr()
+            limit = yield self._expr()
             self.defer(f"Unsupported clause: LIMIT at {limit.tok.where}")
             if self.kw("offset"):
                 self.take()
-                offset = self.expr()
+                offset = yield self._expr()
                 self.defer(f"Unsupported clause: OFFSET at {offset.tok.where}")
         return Select(tok, items, table or "", index, where, order)
 
-    def projection_item(self) -> Node:
-        node = self.expr()
+    def _projection_item(self) -> deep.Recursive[Node]:
+        node = yield self._expr()
         if self.kw("as") or self.peek().kind in ("id", "qid"):
             if self.kw("as"):
                 self.take()
@@ -371,14 +375,14 @@ class _Parser:
             self.fail()
         return self.take()
 
-    def source(self) -> tuple[str | None, str | None]:
+    def _source(self) -> deep.Recursive[tuple[str | None, str | None]]:
         """``table`` or ``table.index`` after FROM (aliases and sub-queries parse, DynamoDB rejects them)."""
         if self.op("("):
             self.take()
             if self.kw("select"):
-                self.select()
+                yield self._select()
             else:
-                self.expr()
+                yield self._expr()
             self.expect_op(")")
             self.defer("Unexpected from source")
             return None, None
@@ -583,7 +587,7 @@ class _Parser:
         if kind == "kw":
             if value == "select":  # a sub-query: EXISTS(SELECT ...), or one DynamoDB rejects
                 self.i -= 1
-                return Subquery(tok, self.select())
+                return Subquery(tok, (yield self._select()))
             if value in ("true", "false"):
                 return Lit(tok, "BOOL", value == "true")
             if value == "null":
