@@ -21,6 +21,10 @@ from dynabase import jsonlimits
         (b'["\\"' + b"[" * 1000 + b'"]', False),  # an escaped quote does not end the string
         (b'["\\\\", ' + b"[" * 300 + b"]" * 300 + b"]", True),  # an escaped backslash does
         ('["\u00e9' + "[" * 1000 + '"]', False),  # text as str, beyond ASCII
+        # close to the limit for more than a chunk of brackets, then one level too many (or not)
+        (b"[" * 250 + b"[]" * 70_000 + b"[" * 7, True),
+        (b"[" * 250 + b"[]" * 70_000 + b"[" * 6, False),
+        (b"[" * 200 + b"[]" * 70_000 + b"[" * 57 + b"]" * 257, True),
     ],
 )
 def test_depth(text, deeper):

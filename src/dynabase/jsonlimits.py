@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import re
-from itertools import accumulate
+from itertools import accumulate, count
+from operator import sub
 from typing import Any
 
 #: the deepest nesting of arrays and objects read from outside
@@ -20,7 +21,9 @@ MAX_DEPTH = 256
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+_TWO_OR_NONE = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
+_CHUNK = 65536
+_ROOM = 64
 
 
 class TooDeep(ValueError):
@@ -33,8 +36,22 @@ def depth_exceeds(text: bytes | str, limit: int = MAX_DEPTH) -> bool:
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
     if data.count(b"[") + data.count(b"{") <= limit:  # nearly every request: nothing to scan
         return False
-    brackets = _STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
-    return len(brackets) > limit and max(accumulate(_STEP[b] for b in brackets)) > limit
+    # an opening bracket counts 2, a closing one 0: the depth after k brackets is their running sum minus k
+    steps = _STRING.sub(b"", data).translate(None, _NOT_BRACKETS).translate(_TWO_OR_NONE)
+    depth = start = 0
+    while start < len(steps):
+        room = limit - depth
+        if room >= _ROOM:  # fewer brackets than the room left cannot cross the limit: count them
+            chunk = steps[start : start + room]
+        else:  # close to the limit: every depth of a chunk, by C loops (accumulate, map)
+            chunk = steps[start : start + _CHUNK]
+            if depth + max(map(sub, accumulate(chunk), count(1))) > limit:
+                return True
+        depth += 2 * chunk.count(2) - len(chunk)
+        if depth > limit:
+            return True
+        start += len(chunk)
+    return False
 
 
 def check(text: bytes | str, limit: int = MAX_DEPTH) -> None:
