@@ -226,3 +226,17 @@ def test_serve_ui_refuses_per_key_databases() -> None:
         schema=None,
     )
     assert serve(options) == 1
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"[" * 100_000 + b"]" * 100_000, b'{"table": "paged", "key": ' + b"[" * 100_000 + b"}"],
+    ids=["body", "member"],
+)
+def test_deep_json_is_a_client_error(http: ConsoleHTTP, body: bytes) -> None:
+    """It raised an uncaught RecursionError and dropped the connection."""
+    headers = {"Cookie": http.cookie, "X-Dynabase-Console": "1", "Content-Type": "application/json"}
+    status, _, data = http.request("POST", "/console/api/info", body, headers)
+    assert status == 400, data
+    assert json.loads(data)["error"]["type"] == "SerializationException"
+    assert http.ok("info")  # and it still answers

@@ -488,3 +488,19 @@ def test_deep_statements_parse_on_a_small_stack(engine):
         "Nesting Levels have exceeded supported limits",
         "Statement wasn't well formed, can't be processed: UPDATE thi",
     ]
+
+
+def test_deep_sub_queries_and_signs_without_the_recursion_limit(engine):
+    """200 nested sub-queries and 2,000 nested signs: the answers they had when the recursion limit was raised
+    for them (a sub-query is refused, the signs fold to a number), now with the process's limit untouched."""
+    import sys
+
+    limit = sys.getrecursionlimit()
+    sub_queries = (
+        "SELECT * FROM things WHERE " + "EXISTS(SELECT * FROM things WHERE " * 200 + "pk = 'a'" + ")" * 200
+    )
+    with pytest.raises(ValidationException, match="Unsupported token in expression: SELECT at 1:35:6"):
+        select(engine, sub_queries)
+    signs = "SELECT * FROM things WHERE pk = 'a' AND sk = " + "-(" * 2000 + "1" + ")" * 2000
+    assert [item["sk"] for item in select(engine, signs)["Items"]] == [{"N": "1"}]
+    assert sys.getrecursionlimit() == limit

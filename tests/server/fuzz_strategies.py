@@ -11,7 +11,9 @@ from four sources, for every operation:
   gets past the shape checks into the engine);
 - *shaped*: random values of the operation's input shape, read from botocore's model (names, expressions and
   statements drawn partly from the fixtures, so shaped requests reach real tables too);
-- *raw*: invalid JSON, non-object JSON, wrong content types, odd headers and X-Amz-Target variants.
+- *raw*: invalid JSON, non-object JSON, wrong content types, odd headers and X-Amz-Target variants;
+- *spliced*: a realistic or mutated request with one member's JSON replaced by bytes ``json.dumps`` cannot
+  write: nesting deeper than any parser's stack (up to 100,000 levels), invalid UTF-8, strings of megabytes.
 
 :func:`single_mutations` is the systematic counterpart: each member of a request replaced in turn.
 """
@@ -517,6 +519,41 @@ def encode(request: Any, ascii_only: bool = False) -> bytes:
     return json.dumps(request, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
 
 
+_SPLICE_MARK = "\u0000fuzz-splice\u0000"
+#: what a spliced member becomes
+SPLICES: list[bytes] = [
+    *(b"[" * n + b"]" * n for n in (255, 257, 5_000, 100_000)),
+    *(b'{"M":' * n + b'{"S":"x"}' + b"}" * n for n in (40, 129, 50_000)),
+    b'{"L":[' * 60_000 + b"]}" * 60_000,
+    b'"' + b"[" * 100_000 + b'"',  # brackets inside a string are text, not nesting
+    b'["\\\\", ' + b"[" * 300 + b"]" * 300 + b"]",  # a string of one backslash, then deep brackets
+    b"[" * 100_000,  # unclosed
+    b'"\xff\xfe"',
+    b'"\xc3"',  # a truncated UTF-8 sequence
+    b'"\xed\xa0\x80"',  # an encoded surrogate
+    b'"a\x80b"',
+    b'{"S":"\xc0\xaf"}',  # an overlong encoding
+    b'"' + b"x" * (1 << 20) + b'"',
+    b'{"S":"' + "\u00e9".encode() * 300_000 + b'"}',
+    b'{"N":"' + b"9" * 100_000 + b'"}',
+    b"[" + b"1," * 200_000 + b"1]",
+]
+
+
+@st.composite
+def spliced(draw: Any, request: dict[str, Any]) -> bytes:
+    """``request`` encoded, then one member (or the whole body) replaced by one of :data:`SPLICES`."""
+    value = json.loads(json.dumps(request))
+    paths = sorted(_paths(value), key=lambda p: -len(p))
+    path = draw(st.sampled_from(paths))
+    if path:
+        _get(value, path[:-1])[path[-1]] = _SPLICE_MARK
+    else:
+        value = _SPLICE_MARK
+    mark = json.dumps(_SPLICE_MARK).encode()
+    return encode(value).replace(mark, draw(st.sampled_from(SPLICES)), 1)
+
+
 _RAW_BODIES = st.one_of(
     st.sampled_from(
         [
@@ -600,7 +637,9 @@ def cases(fx: Fixtures, realistic: dict[str, list[dict[str, Any]]]) -> st.Search
         known = realistic.get(target)
         kind = draw(
             st.sampled_from(
-                ["realistic", "mutated", "mutated", "shaped", "raw"] if known else ["shaped", "shaped", "raw"]
+                ["realistic", "mutated", "mutated", "shaped", "raw", "spliced"]
+                if known
+                else ["shaped", "shaped", "raw"]
             )
         )
         headers: dict[str, str | None] = {}
@@ -609,6 +648,9 @@ def cases(fx: Fixtures, realistic: dict[str, list[dict[str, Any]]]) -> st.Search
         if kind == "mutated":
             request = draw(mutated(draw(st.sampled_from(known))))
             return target, encode(request, draw(st.booleans())), headers
+        if kind == "spliced":
+            start = draw(st.sampled_from(known))
+            return target, draw(spliced(draw(mutated(start)) if draw(st.booleans()) else start)), headers
         if kind == "shaped":
             strategies = control if target in CONTROL_PLANE else shaped[prefix]
             return target, encode(draw(strategies.for_operation(op))), headers

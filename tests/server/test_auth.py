@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from dynabase.server.sigv4 import AuthError, Verifier, load_credentials
+from dynabase.server.sigv4 import (
+    ALGORITHM,
+    SIGNATURE_MISMATCH,
+    TARGET_UNSIGNED,
+    AuthError,
+    Verifier,
+    load_credentials,
+)
 
 from .helpers import assert_service_error, boto_client, new_engine, raw_request
 
@@ -140,6 +147,53 @@ def test_refusal_messages_are_the_services() -> None:
     assert caught.value.message == "Request is missing Authentication Token"
 
 
+def _with_signature(headers: dict[str, str], signature: str) -> dict[str, str]:
+    head, _, _ = headers["authorization"].rpartition("Signature=")
+    return {**headers, "authorization": head + "Signature=" + signature}
+
+
+def test_the_whole_signature_is_compared() -> None:
+    """A comparison of a prefix would accept forgeries: each of these differs from the right signature."""
+    url, body = "http://127.0.0.1:8000/", b"{}"
+    good = _signed("POST", url, body, {"X-Amz-Target": "DynamoDB_20120810.ListTables"})
+    right = good["authorization"].rpartition("Signature=")[2]
+    assert len(right) == 64
+    last = "0" if right[-1] != "0" else "1"
+    verifier = Verifier({KEY: SECRET})
+    assert _verify(verifier, "POST", url, body, good) == (KEY, "us-east-1")
+    assert _verify(verifier, "POST", url, body, _with_signature(good, right.upper()))  # hex in either case
+    for forged in (
+        right[:-1] + last,  # wrong in its last character
+        right[:8],  # truncated
+        right[:-1],  # one character short
+        right + "0",  # one character long
+        right + right,  # twice the length
+        right[:-1] + "\u00e9",  # the last character beyond ASCII: was a TypeError, answered 500
+        "\u00e9" * 64,
+    ):
+        with pytest.raises(AuthError) as caught:
+            _verify(verifier, "POST", url, body, _with_signature(good, forged))
+        assert (caught.value.code, caught.value.message) == ("InvalidSignatureException", SIGNATURE_MISMATCH)
+
+
+def test_the_target_must_be_signed() -> None:
+    """A signature over ``host`` alone would let a captured GetItem be replayed as DeleteItem."""
+    url, body = "http://127.0.0.1:8000/", b'{"TableName":"t","Key":{"pk":{"S":"a"}}}'
+    signed_without_target = _signed("POST", url, body, {})
+    assert "x-amz-target" not in signed_without_target["authorization"].lower()
+    verifier = Verifier({KEY: SECRET})
+    for operation in ("GetItem", "DeleteItem"):
+        headers = {**signed_without_target, "x-amz-target": f"DynamoDB_20120810.{operation}"}
+        with pytest.raises(AuthError) as caught:
+            _verify(verifier, "POST", url, body, headers)
+        assert (caught.value.code, caught.value.message) == ("InvalidSignatureException", TARGET_UNSIGNED)
+    signed = _signed("POST", url, body, {"X-Amz-Target": "DynamoDB_20120810.GetItem"})
+    assert "x-amz-target" in signed["authorization"]
+    assert _verify(verifier, "POST", url, body, signed) == (KEY, "us-east-1")
+    with pytest.raises(AuthError):  # the body is covered too: the payload hash is part of what is signed
+        _verify(verifier, "POST", url, body.replace(b'"a"', b'"b"'), signed)
+
+
 # -- a server that verifies ------------------------------------------------------------------------------------
 
 
@@ -170,6 +224,17 @@ def test_signed_clients_work_and_others_are_refused(secured: str) -> None:
         "message": "Request is missing Authentication Token",
     }
     assert_service_error(raw_request(secured), "InvalidSignatureException")  # a fake signature
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    beyond_ascii = raw_request(
+        secured,
+        headers={
+            "Authorization": f"{ALGORITHM} Credential={KEY}/{stamp[:8]}/us-east-1/dynamodb/aws4_request, "
+            "SignedHeaders=host;x-amz-date;x-amz-target, Signature=\u00e9\u00e9",
+            "X-Amz-Date": stamp,
+        },
+        auth=False,
+    )
+    assert beyond_ascii.status == 400, beyond_ascii  # was a 500 and a logged traceback
     health = raw_request(secured, None, None, method="GET", path="/healthz", auth=False)
     assert health.status == 200
 

@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Any
 
-from ..server.options import add_allow_host, cannot_serve, port_number
+from ..server.options import add_allow_host, add_limit_arguments, cannot_serve, port_number
 from .signals import stop_on_signals
 from .transfer import _add_connection, _client
 
@@ -51,6 +51,7 @@ def register(commands: Any) -> None:
         help="allow changes through an --endpoint-url on another machine (read-only by default)",
     )
     add_allow_host(p, "dynabase ui")
+    add_limit_arguments(p)
     p.add_argument("-v", "--verbose", action="store_true", help="log every request on stderr")
     p.set_defaults(run=run)
 
@@ -92,7 +93,15 @@ def run(args: argparse.Namespace) -> int:
         return 1
     app.guard.allowed_hosts = frozenset(args.allow_host or ())
     try:
-        server = ConsoleServer(app, args.host, args.port, verbose=args.verbose)
+        server = ConsoleServer(
+            app,
+            args.host,
+            args.port,
+            verbose=args.verbose,
+            max_connections=args.max_connections,
+            idle_timeout=args.idle_timeout,
+            request_timeout=args.request_timeout,
+        )
     except OSError as error:
         return _cannot_serve(args, error)
     try:

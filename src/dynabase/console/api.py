@@ -13,6 +13,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, Literal, overload
 
+from .. import jsonlimits
 from ..model.codec import encode_item as encode_plain_item
 from ..model.values import iso_string
 from ..transfer.codec import InvalidItem, decode_item, encode_item
@@ -62,7 +63,7 @@ def parse_json(text: Any, field: str, *, default: Any = None) -> Any:
     if not isinstance(text, str):
         return text
     try:
-        return json.loads(text, parse_float=Decimal, parse_constant=_reject_constant)
+        return jsonlimits.loads(text, parse_float=Decimal, parse_constant=_reject_constant)
     except ValueError as error:
         raise bad(f"Not valid JSON: {error}", field)
 

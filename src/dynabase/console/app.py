@@ -20,6 +20,7 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs
 
+from .. import jsonlimits
 from .api import ApiError, ConsoleAPI
 from .security import Guard
 
@@ -137,7 +138,7 @@ class ConsoleApp:
 
     def _call(self, operation: str, body: bytes) -> Reply:
         try:
-            request = json.loads(body or b"{}")
+            request = jsonlimits.loads(body or b"{}")
         except ValueError as error:
             return _error(400, "SerializationException", f"The request body is not JSON: {error}")
         if not isinstance(request, dict):

@@ -1,4 +1,4 @@
-"""Serving the console on its own (``dynabase ui``): the standard library's threading HTTP server.
+"""Serving the console on its own (``dynabase ui``): on ``dynabase serve``'s HTTP server and its limits.
 
 ``start(app, host, port) -> ConsoleServer`` binds (port 0: a free one) and serves from a thread;
 ``build(client, ...)`` puts the console's parts together for a client.
@@ -6,16 +6,18 @@
 
 from __future__ import annotations
 
-import socket
+import itertools
+import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import time
 from pathlib import Path
 from typing import Any
 
+from ..server.app import MAX_REQUEST_BYTES, RequestLog, Response
+from ..server.httpd import HTTPServer
+from ..server.options import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT
 from .api import ConsoleAPI
 from .app import ConsoleApp
-
-MAX_BODY = 16 * 1024 * 1024
 
 
 def build(
@@ -43,56 +45,61 @@ def attach(server: Any, *, schema: str | Path | None = None) -> ConsoleApp:
     return app
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server_version = "dynabase-console"
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # head and body are two writes: without this, 40 ms delayed-ACK stalls
+class _HTTPApp:
+    """The console as :class:`~dynabase.server.httpd.HTTPServer` serves an application: the same connection
+    limits, timeouts and framing checks as ``dynabase serve``."""
 
-    def _dispatch(self) -> None:
-        app: ConsoleApp = self.server.console  # type: ignore[attr-defined]
-        length_text = self.headers.get("Content-Length") or "0"
-        if not length_text.isdigit() or int(length_text) > MAX_BODY:
-            self.send_error(413 if length_text.isdigit() else 400)
-            return
-        body = self.rfile.read(int(length_text)) if int(length_text) else b""
-        headers = {name.lower(): value for name, value in self.headers.items()}
-        reply = app.handle(self.command, self.path, headers, body)
-        self.send_response(reply.status)
-        self.send_header("Content-Type", reply.content_type)
-        self.send_header("Content-Length", str(len(reply.body)))
-        for name, value in reply.headers:
-            self.send_header(name, value)
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(reply.body)
+    def __init__(self, console: ConsoleApp, log: RequestLog) -> None:
+        self.console = console
+        self.log = log
+        self._ids = itertools.count(1)
 
-    do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _dispatch
+    def request_id(self) -> str:
+        return f"console-{next(self._ids):012x}"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-        if getattr(self.server, "verbose", False):
-            super().log_message(format, *args)
+    def too_large(self, length: int | None = None) -> Response:
+        rid = self.request_id()
+        self.log.request("-", "-", 413, 0.0, "-", rid, "request body too large")
+        message = f"The request body is over {MAX_REQUEST_BYTES} bytes" + (f" ({length})" if length else "")
+        body = json.dumps({"error": {"type": "TooLarge", "message": message}}).encode()
+        return Response(413, body, rid, "application/json")
 
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-
-class _Server6(_Server):
-    address_family = socket.AF_INET6
+    def handle(
+        self, method: str, target: str, headers: dict[str, str], body: bytes, client: str = "-"
+    ) -> Response:
+        start = time.perf_counter()
+        reply = self.console.handle(method, target, headers, body)
+        rid = self.request_id()
+        ms = (time.perf_counter() - start) * 1000
+        self.log.request(method, target.partition("?")[0], reply.status, ms, client, rid)
+        return Response(reply.status, reply.body, rid, reply.content_type, reply.headers)
 
 
 class ConsoleServer:
     """The console on ``host:port`` served from a daemon thread; :meth:`stop` ends it."""
 
     def __init__(
-        self, app: ConsoleApp, host: str = "127.0.0.1", port: int = 0, verbose: bool = False
+        self,
+        app: ConsoleApp,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        verbose: bool = False,
+        *,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
     ) -> None:
-        family_host = host.strip("[]")
-        self.httpd = (_Server6 if ":" in family_host else _Server)((family_host, port), _Handler)
-        self.httpd.console = app  # type: ignore[attr-defined]
-        self.httpd.verbose = verbose  # type: ignore[attr-defined]
-        self.host = family_host
-        self.port = self.httpd.server_address[1]
+        log = RequestLog(level=1 if verbose else 0)
+        self.http = HTTPServer(
+            _HTTPApp(app, log),  # type: ignore[arg-type]  # the interface HTTPServer uses of DynamoDBApp
+            host.strip("[]"),
+            port,
+            max_connections=max_connections,
+            idle_timeout=idle_timeout,
+            request_timeout=request_timeout,
+        )
+        self.host = self.http.host
+        self.port = self.http.port
         app.bind(self.host, self.port)
         self.app = app
         self._thread: threading.Thread | None = None
@@ -108,12 +115,12 @@ class ConsoleServer:
         return self.app.url(self.base)
 
     def start(self) -> ConsoleServer:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="dynabase-console", daemon=True)
+        self._thread = threading.Thread(target=self.http.serve_forever, name="dynabase-console", daemon=True)
         self._thread.start()
         return self
 
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop accepting, close idle connections, give requests in flight ``timeout`` seconds."""
+        self.http.stop(timeout)
         if self._thread is not None:
-            self._thread.join(5)
+            self._thread.join(timeout)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import cast
 
 from ..errors import ValidationException
-from . import ast
+from . import ast, deep
 from .paths import MAX_DEPTH, format_path, getter
 from .placeholders import Placeholders
 from .reserved import RESERVED_WORDS
@@ -48,8 +48,12 @@ _ORDERED = ("N", "S", "B")
 # -- pass 1 ------------------------------------------------------------------------------------------------
 
 
-def check_names(node, kind: str, context: str, as_condition: bool = False, top: bool = True) -> None:
+def check_names(node, kind: str, context: str, as_condition: bool = False) -> None:
     """Reserved words and function placement, in tree order. ``context`` is "condition" or "update"."""
+    deep.run(_check_names(node, kind, context, as_condition, True))
+
+
+def _check_names(node, kind: str, context: str, as_condition: bool, top: bool) -> deep.Recursive[None]:
     cls = node.__class__
     if cls is ast.Path:
         for element in node.elements:
@@ -80,38 +84,44 @@ def check_names(node, kind: str, context: str, as_condition: bool = False, top: 
                     f"Invalid {kind}: The function is not allowed to be used this way in an expression; function: {name}"
                 )
         for arg in node.args:
-            check_names(arg, kind, context, False, False)
+            yield _check_names(arg, kind, context, False, False)
     elif cls in (ast.Compare, ast.Arithmetic):
-        check_names(node.left, kind, context, False, False)
-        check_names(node.right, kind, context, False, False)
+        yield _check_names(node.left, kind, context, False, False)
+        yield _check_names(node.right, kind, context, False, False)
     elif cls is ast.Between:
         for operand in (node.subject, node.low, node.high):
-            check_names(operand, kind, context, False, False)
+            yield _check_names(operand, kind, context, False, False)
     elif cls is ast.In:
         for operand in (node.subject, *node.options):
-            check_names(operand, kind, context, False, False)
+            yield _check_names(operand, kind, context, False, False)
     elif cls is ast.Not:
-        check_names(node.operand, kind, context, True)
+        yield _check_names(node.operand, kind, context, True, True)
     elif cls in (ast.And, ast.Or):
-        check_names(node.left, kind, context, True)
-        check_names(node.right, kind, context, True)
+        yield _check_names(node.left, kind, context, True, True)
+        yield _check_names(node.right, kind, context, True, True)
 
 
 def count_operators(node) -> int:
-    cls = node.__class__
-    if cls in (ast.Path, ast.Value):
-        return 0
-    if cls is ast.Function:
-        return 1 + sum(count_operators(a) for a in node.args)
-    if cls is ast.Compare:
-        return 1 + count_operators(node.left) + count_operators(node.right)
-    if cls is ast.Between:
-        return 1 + sum(count_operators(o) for o in (node.subject, node.low, node.high))
-    if cls is ast.In:
-        return 1 + sum(count_operators(o) for o in (node.subject, *node.options))
-    if cls is ast.Not:
-        return 1 + count_operators(node.operand)
-    return 1 + count_operators(node.left) + count_operators(node.right)  # And, Or
+    """Operators and functions in the tree (counted without recursion)."""
+    count = 0
+    pending = [node]
+    while pending:
+        node = pending.pop()
+        cls = node.__class__
+        if cls is ast.Path or cls is ast.Value:
+            continue
+        count += 1
+        if cls is ast.Function:
+            pending.extend(node.args)
+        elif cls is ast.Between:
+            pending += (node.subject, node.low, node.high)
+        elif cls is ast.In:
+            pending += (node.subject, *node.options)
+        elif cls is ast.Not:
+            pending.append(node.operand)
+        else:  # Compare, And, Or
+            pending += (node.left, node.right)
+    return count
 
 
 # -- pass 2 ------------------------------------------------------------------------------------------------
@@ -179,7 +189,8 @@ class Binder:
             )
         return value
 
-    def operand(self, node) -> Operand:
+    def operand(self, node) -> Operand | deep.Recursive[Operand]:
+        """A leaf's Operand, or a function's as a generator (``yield`` either to :func:`.deep.run`)."""
         cls = node.__class__
         if cls is ast.Path:
             path = self.path(node)
@@ -191,8 +202,10 @@ class Binder:
             )
         return self.function(node)
 
-    def function(self, node: ast.Function) -> Operand:
-        args = [self.operand(arg) for arg in node.args]
+    def function(self, node: ast.Function) -> deep.Recursive[Operand]:
+        args = []
+        for arg in node.args:
+            args.append((yield self.operand(arg)))
         name = node.name
         if len(args) != ARITY[name]:
             raise self.error(
@@ -263,30 +276,33 @@ class Binder:
 
     # -- conditions --------------------------------------------------------------------------------------
 
-    def condition(self, node) -> Callable[[dict], bool]:
-        """The predicate for a condition node (post-order checks)."""
+    def condition(self, node) -> deep.Recursive[Callable[[dict], bool]]:
+        """The predicate for a condition node (post-order checks); a generator, for :func:`.deep.run`."""
         cls = node.__class__
         if cls is ast.And:
-            left, right = self.condition(node.left), self.condition(node.right)
+            left = yield self.condition(node.left)
+            right = yield self.condition(node.right)
             return lambda item: left(item) and right(item)
         if cls is ast.Or:
-            left, right = self.condition(node.left), self.condition(node.right)
+            left = yield self.condition(node.left)
+            right = yield self.condition(node.right)
             return lambda item: left(item) or right(item)
         if cls is ast.Not:
-            operand = self.condition(node.operand)
+            operand = yield self.condition(node.operand)
             return lambda item: not operand(item)
         if cls is ast.Function:
             # a condition function's operand (attribute_exists, begins_with...) reads a bool, not a value
-            return cast("Callable[[dict], bool]", self.function(node).get)
+            return cast("Callable[[dict], bool]", (yield self.function(node)).get)
         if cls is ast.Compare:
-            return self.compare(node)
+            return (yield self.compare(node))
         if cls is ast.Between:
-            return self.between(node)
-        return self.in_(node)
+            return (yield self.between(node))
+        return (yield self.in_(node))
 
-    def compare(self, node: ast.Compare) -> Callable[[dict], bool]:
+    def compare(self, node: ast.Compare) -> deep.Recursive[Callable[[dict], bool]]:
         op = node.op
-        left, right = self.operand(node.left), self.operand(node.right)
+        left = yield self.operand(node.left)
+        right = yield self.operand(node.right)
         if op not in ("=", "<>"):
             for operand in (left, right):
                 if operand.type is not None and operand.type not in _ORDERED:
@@ -327,8 +343,10 @@ class Binder:
 
         return ordered
 
-    def between(self, node: ast.Between) -> Callable[[dict], bool]:
-        subject, low, high = self.operand(node.subject), self.operand(node.low), self.operand(node.high)
+    def between(self, node: ast.Between) -> deep.Recursive[Callable[[dict], bool]]:
+        subject = yield self.operand(node.subject)
+        low = yield self.operand(node.low)
+        high = yield self.operand(node.high)
         for operand in (subject, low, high):
             if operand.type is not None and operand.type not in _ORDERED:
                 raise self.type_error("BETWEEN", operand.type)
@@ -360,9 +378,11 @@ class Binder:
 
         return between
 
-    def in_(self, node: ast.In) -> Callable[[dict], bool]:
-        subject = self.operand(node.subject)
-        options = [self.operand(o) for o in node.options]
+    def in_(self, node: ast.In) -> deep.Recursive[Callable[[dict], bool]]:
+        subject = yield self.operand(node.subject)
+        options = []
+        for option in node.options:
+            options.append((yield self.operand(option)))
         if len(options) > MAX_IN_OPERANDS:
             raise self.error(
                 f"The IN operator is provided with too many operands; number of operands: {len(options)}"

@@ -43,7 +43,7 @@ class Condition:
 
     def _bind(self, placeholders: Placeholders) -> BoundCondition:
         binder = Binder(placeholders, self.kind)
-        evaluate = binder.condition(self.tree)
+        evaluate = deep.run(binder.condition(self.tree))
         if self.operators > MAX_OPERATORS:
             raise ValidationException(
                 f"Invalid {self.kind}: The expression contains too many operators; operator count: {MAX_OPERATORS + 1}"

@@ -23,6 +23,8 @@ they all stop at the same token. The grammar::
 
 from __future__ import annotations
 
+from types import GeneratorType
+
 from ..errors import ValidationException
 from . import ast, deep
 from .lexer import COMPARATORS, Token, from_utf16, tokenize, utf16
@@ -83,10 +85,16 @@ class _Parser:
         self.recognizer = _Recognizer(self.kinds)
 
     def run(self, rule) -> tuple:
-        """``(tree, nesting)``: the rule's tree, parsed on a stack deep enough for the expression's nesting."""
+        """``(tree, nesting)``: the rule's tree. The recursive rules are generators run by :func:`.deep.run`, and
+        a deep expression's recognition is memoised from its last token back, so no stack grows with its
+        nesting."""
         level = deep.nesting(self.kinds)
         try:
-            tree = deep.call(level, rule, self)
+            if level > deep.SHALLOW:
+                self.recognizer.memoise_backwards(self.kind == "UpdateExpression")
+            tree = rule(self)
+            if isinstance(tree, GeneratorType):
+                tree = deep.run(tree)
         except _Redundant:
             raise ValidationException(f"Invalid {self.kind}: The expression has redundant parentheses;")
         if self.big_index is not None:
@@ -144,8 +152,8 @@ class _Parser:
 
     # -- top-level rules -----------------------------------------------------------------------------------
 
-    def condition_expression(self) -> ast.Condition:
-        node, _ = self.condition()
+    def condition_expression(self) -> deep.Recursive[ast.Condition]:
+        node, _ = yield self.condition()
         self.expect("EOF")
         return node
 
@@ -157,7 +165,7 @@ class _Parser:
         self.expect("EOF")
         return ast.ProjectionExpression(tuple(paths))
 
-    def update_expression(self) -> ast.UpdateExpression:
+    def update_expression(self) -> deep.Recursive[ast.UpdateExpression]:
         sections = []
         while True:
             keyword = self.kind_
@@ -165,20 +173,20 @@ class _Parser:
                 self.syntax_error(self.pos)
             self.pos += 1
             rule = getattr(self, keyword.lower() + "_action")
-            actions = [rule()]
+            actions = [(yield rule()) if keyword == "SET" else rule()]
             while self.kind_ == ",":
                 self.pos += 1
-                actions.append(rule())
+                actions.append((yield rule()) if keyword == "SET" else rule())
             sections.append((keyword, tuple(actions)))
             if self.kind_ == "EOF":
                 return ast.UpdateExpression(tuple(sections))
 
     # -- update actions ------------------------------------------------------------------------------------
 
-    def set_action(self) -> ast.SetAction:
+    def set_action(self) -> deep.Recursive[ast.SetAction]:
         path = self.path()
         self.expect("=")
-        value, _ = self.arithmetic()
+        value, _ = yield self.arithmetic()
         return ast.SetAction(path, value)
 
     def remove_action(self) -> ast.RemoveAction:
@@ -192,7 +200,7 @@ class _Parser:
         path = self.path()
         return ast.DeleteAction(path, ast.Value(self.expect("VALUE").text))
 
-    def arithmetic(self):
+    def arithmetic(self) -> deep.Recursive[tuple]:
         """``(node, parenthesised)`` for an update's value."""
         i = self.pos
         kinds = self.kinds
@@ -208,45 +216,45 @@ class _Parser:
             )
             if alt == "parens":
                 self.pos += 1
-                inner, parenthesised = self.arithmetic()
+                inner, parenthesised = yield self.arithmetic()
                 self.expect(")")
                 if parenthesised:
                     raise _Redundant
                 return inner, True
-        left, parenthesised = self.operand()
+        left, parenthesised = yield self.operand()
         if self.kind_ in ("+", "-"):
             op = self.kinds[self.pos]
             self.pos += 1
-            right, _ = self.operand()
+            right, _ = yield self.operand()
             return ast.Arithmetic(op, left, right), False
         return left, parenthesised
 
     # -- conditions ----------------------------------------------------------------------------------------
 
-    def condition(self):
+    def condition(self) -> deep.Recursive[tuple]:
         """``(node, parenthesised)``: OR of ANDs of unary conditions."""
-        node, parenthesised = self.conjunction()
+        node, parenthesised = yield self.conjunction()
         while self.kind_ == "OR":
             self.pos += 1
-            right, _ = self.conjunction()
+            right, _ = yield self.conjunction()
             node, parenthesised = ast.Or(node, right), False
         return node, parenthesised
 
-    def conjunction(self):
-        node, parenthesised = self.primary()
+    def conjunction(self) -> deep.Recursive[tuple]:
+        node, parenthesised = yield self.primary()
         while self.kind_ == "AND":
             self.pos += 1
-            right, _ = self.primary()
+            right, _ = yield self.primary()
             node, parenthesised = ast.And(node, right), False
         return node, parenthesised
 
-    def primary(self):
+    def primary(self) -> deep.Recursive[tuple]:
         i = self.pos
         kinds = self.kinds
         first = kinds[i]
         if first == "NOT":
             self.pos += 1
-            operand, _ = self.primary()
+            operand, _ = yield self.primary()
             return ast.Not(operand), False
         if first == "(" or (first == "ID" and kinds[i + 1] == "("):
             rec = self.recognizer
@@ -262,47 +270,47 @@ class _Parser:
             alt = self.choose(alternatives, _FOLLOW_CONDITION)
             if alt == "group":
                 self.pos += 1
-                inner, parenthesised = self.condition()
+                inner, parenthesised = yield self.condition()
                 self.expect(")")
                 if parenthesised:
                     raise _Redundant
                 return inner, True
             if alt == "function":
-                return self.function(), False
+                return (yield self.function()), False
         elif first not in ("ID", "NAME", "VALUE"):
             self.syntax_error(i)
-        subject, _ = self.operand()
+        subject, _ = yield self.operand()
         op = self.kind_
         if op in COMPARATORS:
             self.pos += 1
-            right, _ = self.operand()
+            right, _ = yield self.operand()
             return ast.Compare(op, subject, right), False
         if op == "IN":
             self.pos += 1
             self.expect("(")
-            options = [self.operand()[0]]
+            options = [(yield self.operand())[0]]
             while self.kind_ == ",":
                 self.pos += 1
-                options.append(self.operand()[0])
+                options.append((yield self.operand())[0])
             self.expect(")")
             return ast.In(subject, tuple(options)), False
         if op == "BETWEEN":
             self.pos += 1
-            low, _ = self.operand()
+            low, _ = yield self.operand()
             self.expect("AND")
-            high, _ = self.operand()
+            high, _ = yield self.operand()
             return ast.Between(subject, low, high), False
         self.syntax_error(self.pos)
         raise AssertionError  # pragma: no cover
 
     # -- operands ------------------------------------------------------------------------------------------
 
-    def operand(self):
+    def operand(self) -> deep.Recursive[tuple]:
         """``(node, parenthesised)``."""
         kind = self.kind_
         if kind == "(":
             self.pos += 1
-            inner, parenthesised = self.operand()
+            inner, parenthesised = yield self.operand()
             self.expect(")")
             if parenthesised:
                 raise _Redundant
@@ -311,16 +319,16 @@ class _Parser:
             self.pos += 1
             return ast.Value(self.tokens[self.pos - 1].text), False
         if kind == "ID" and self.kinds[self.pos + 1] == "(":
-            return self.function(), False
+            return (yield self.function()), False
         return self.path(), False
 
-    def function(self) -> ast.Function:
+    def function(self) -> deep.Recursive[ast.Function]:
         name = self.expect("ID").text
         self.expect("(")
-        args = [self.operand()[0]]
+        args = [(yield self.operand())[0]]
         while self.kind_ == ",":
             self.pos += 1
-            args.append(self.operand()[0])
+            args.append((yield self.operand())[0])
         self.expect(")")
         return ast.Function(name, tuple(args))
 
@@ -367,6 +375,16 @@ class _Recognizer:
         self._operands: dict[int, tuple] = {}
         self._conditions: dict[int, tuple] = {}
         self._ariths: dict[int, tuple] = {}
+
+    def memoise_backwards(self, update: bool) -> None:
+        """Recognise every rule at every token from the last one back: a rule at a token only looks up rules
+        at later tokens, which are then memoised, so no recognition recurses more than a few calls deep."""
+        for i in range(len(self.kinds) - 1, -1, -1):
+            self.operand(i)
+            if update:
+                self.arithmetic(i)
+            else:
+                self.condition(i)
 
     # operands are deterministic: at most one end
     def operand(self, i: int) -> tuple[int | None, int]:

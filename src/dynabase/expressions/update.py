@@ -54,7 +54,7 @@ class Update:
             action, path = self.actions[index], paths[index]
             cls = action.__class__
             if cls is ast.SetAction:
-                steps[index] = ("SET", path, binder.set_value(action.value).get)
+                steps[index] = ("SET", path, deep.run(binder.set_value(action.value)).get)
             elif cls is ast.RemoveAction:
                 steps[index] = ("REMOVE", path, None)
             else:
@@ -199,8 +199,10 @@ ABSENT = _Absent()
 class _UpdateBinder(Binder):
     """Binds SET values: paths must exist in the item (else :data:`ABSENT`), functions are the update ones."""
 
-    def operand(self, node) -> Operand:
+    def operand(self, node) -> Operand | deep.Recursive[Operand]:
         operand = super().operand(node)
+        if not isinstance(operand, Operand):  # a function's, still to bind: its result is read as it is
+            return operand
         if node.__class__ is ast.Value:
             literal = self.ph.literal(node.text)
             operand.get = lambda item: literal
@@ -214,13 +216,14 @@ class _UpdateBinder(Binder):
             operand.get = get
         return operand
 
-    def set_value(self, node) -> Operand:
+    def set_value(self, node) -> deep.Recursive[Operand]:
         if node.__class__ is ast.Arithmetic:
-            return self.arithmetic(node)
-        return self.operand(node)
+            return (yield self.arithmetic(node))
+        return (yield self.operand(node))
 
-    def arithmetic(self, node: ast.Arithmetic) -> Operand:
-        left, right = self.operand(node.left), self.operand(node.right)
+    def arithmetic(self, node: ast.Arithmetic) -> deep.Recursive[Operand]:
+        left = yield self.operand(node.left)
+        right = yield self.operand(node.right)
         for operand in (left, right):
             if operand.type is not None and operand.type != "N":
                 raise self.type_error(node.op, operand.type)

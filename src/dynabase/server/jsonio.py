@@ -4,10 +4,10 @@ orjson is imported by :func:`upgrade`, which the server calls from a background 
 (importing it costs ~20 ms, mostly its own imports of uuid/platform/zoneinfo): the first requests are parsed
 by the stdlib, the same way.
 
-Both sides are hardened for hostile input: ``NaN``/``Infinity`` literals are refused, deep nesting is refused
-with :class:`JSONError` instead of exhausting the C stack (orjson 3.8 has no depth limit of its own, so bodies
-that could nest deeply are parsed by the stdlib parser, which raises ``RecursionError``), and bytes in a
-response are written as base64 (every binary the engine returns is a blob of the service model).
+Both sides are hardened for hostile input: ``NaN``/``Infinity`` literals are refused, nesting deeper than
+:data:`dynabase.jsonlimits.MAX_DEPTH` is refused with :class:`JSONError` before either parser recurses into it
+(measured without recursion: the C parsers would exhaust the thread's stack), and bytes in a response are
+written as base64 (every binary the engine returns is a blob of the service model).
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ import json
 from decimal import Decimal
 from typing import Any
 
-_orjson: Any = None
+from .. import jsonlimits
 
-#: bodies with fewer opening brackets than this cannot nest deeper than orjson's stack can take
-_ORJSON_MAX_BRACKETS = 512
+_orjson: Any = None
 
 
 class JSONError(ValueError):
@@ -34,7 +33,15 @@ def _refuse_constant(name: str) -> Any:
 _std_decoder = json.JSONDecoder(parse_constant=_refuse_constant)
 
 
+def _bounded(body: bytes) -> None:
+    try:
+        jsonlimits.check(body)
+    except jsonlimits.TooDeep as error:
+        raise JSONError(str(error)) from None
+
+
 def _std_loads(body: bytes) -> Any:
+    _bounded(body)
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -48,12 +55,11 @@ def _std_loads(body: bytes) -> Any:
 
 
 def _orjson_loads(body: bytes) -> Any:
-    if body.count(b"{") + body.count(b"[") < _ORJSON_MAX_BRACKETS:
-        try:
-            return _orjson.loads(body)
-        except _orjson.JSONDecodeError as error:
-            raise JSONError(str(error)) from None
-    return _std_loads(body)
+    _bounded(body)
+    try:
+        return _orjson.loads(body)
+    except _orjson.JSONDecodeError as error:
+        raise JSONError(str(error)) from None
 
 
 def _default(value: Any) -> Any:

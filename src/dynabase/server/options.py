@@ -81,6 +81,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=30.0,
         help="seconds in-flight requests get to finish on SIGTERM/SIGINT (default: %(default)s)",
     )
+    add_limit_arguments(p)
+    loudness = p.add_mutually_exclusive_group()
+    loudness.add_argument(
+        "-v",
+        "--verbose",
+        dest="verbosity",
+        action="store_const",
+        const=1,
+        default=0,
+        help="also log request and response bodies",
+    )
+    loudness.add_argument(
+        "-q",
+        "--quiet",
+        dest="verbosity",
+        action="store_const",
+        const=-1,
+        help="log only server errors (no line per request)",
+    )
+
+
+def add_limit_arguments(p: argparse.ArgumentParser) -> None:
+    """What a slow or idle client may hold: ``dynabase serve``'s and ``dynabase ui``'s."""
     p.add_argument(
         "--max-connections",
         type=_positive(int),
@@ -103,24 +126,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="a request's head and body must arrive within this many seconds of its first byte, else 408 "
         "(default: %(default)s)",
-    )
-    loudness = p.add_mutually_exclusive_group()
-    loudness.add_argument(
-        "-v",
-        "--verbose",
-        dest="verbosity",
-        action="store_const",
-        const=1,
-        default=0,
-        help="also log request and response bodies",
-    )
-    loudness.add_argument(
-        "-q",
-        "--quiet",
-        dest="verbosity",
-        action="store_const",
-        const=-1,
-        help="log only server errors (no line per request)",
     )
 
 

@@ -20,6 +20,8 @@ _CORAL = "com.amazon.coral.service#"
 
 MISSING_TOKEN = "Request is missing Authentication Token"
 UNRECOGNIZED_CLIENT = "The security token included in the request is invalid."
+#: worded as the service refuses an unsigned ``Host``; its own wording for an unsigned X-Amz-Target is not known
+TARGET_UNSIGNED = "'X-Amz-Target' must be a 'SignedHeader' in the AWS Authorization."
 SIGNATURE_MISMATCH = (
     "The request signature we calculated does not match the signature you provided. "
     "Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
@@ -262,6 +264,8 @@ class Verifier:
             raise AuthError(
                 "InvalidSignatureException", "'Host' must be a 'SignedHeader' in the AWS Authorization."
             )
+        if "x-amz-target" not in signed:  # else a captured GetItem could be replayed as DeleteItem
+            raise AuthError("InvalidSignatureException", TARGET_UNSIGNED)
         path, _, query = target.partition("?")
         canonical_headers = "".join(f"{name}:{' '.join(headers.get(name, '').split())}\n" for name in signed)
         payload_hash = payload_hash_of(headers, body)
@@ -286,7 +290,9 @@ class Verifier:
         expected = hmac.new(
             self._signing_key(secret, date, region, service), string_to_sign.encode("utf-8"), hashlib.sha256
         ).hexdigest()
-        if not hmac.compare_digest(expected, auth.signature.lower()):
+        # bytes: compare_digest refuses a str with characters beyond ASCII (TypeError), and a header may have them
+        provided = auth.signature.lower().encode("utf-8", "surrogatepass")
+        if not hmac.compare_digest(expected.encode("ascii"), provided):
             raise AuthError("InvalidSignatureException", SIGNATURE_MISMATCH)
         return access_key, region
 

@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from ...errors import ValidationException
+from ...expressions import deep
 from ...types import MAX_NESTING, NESTING, format_number, parse_number
 from .parser import (
     IN_OPERANDS,
@@ -91,23 +92,31 @@ class Placeholders:
 
 
 def conjuncts(node: Node | None) -> list[Node]:
-    """The operands of a chain of ANDs (the node itself when it is not an AND)."""
-    if node is None:
-        return []
-    if isinstance(node, Binary) and node.op == "and":
-        return conjuncts(node.left) + conjuncts(node.right)
-    return [node]
+    """The operands of a chain of ANDs, left to right (the node itself when it is not an AND)."""
+    found: list[Node] = []
+    pending = [node] if node is not None else []
+    while pending:  # without recursion: the chain may be as long as a statement's 8 KB allow
+        node = pending.pop()
+        if isinstance(node, Binary) and node.op == "and":
+            pending += (node.right, node.left)
+        else:
+            found.append(node)
+    return found
 
 
 def references(node: Any) -> set[str]:
-    """The attribute names (first path steps) an expression reads."""
-    if isinstance(node, Path):
-        return {node.name}
-    if isinstance(node, Node):
-        return set().union(*(references(getattr(node, f.name)) for f in fields(node) if f.name != "tok"))
-    if isinstance(node, (list, tuple)):
-        return set().union(*(references(n) for n in node))
-    return set()
+    """The attribute names (first path steps) an expression reads (found without recursion)."""
+    names: set[str] = set()
+    pending = [node]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, Path):
+            names.add(node.name)
+        elif isinstance(node, Node):
+            pending += (getattr(node, f.name) for f in fields(node) if f.name != "tok")
+        elif isinstance(node, (list, tuple)):
+            pending += node
+    return names
 
 
 def is_condition(node: Node) -> bool:
@@ -152,17 +161,24 @@ class Expressions:
         if isinstance(node, Param):
             return self.parameters[node.index]
         if isinstance(node, Unary) and node.op in "+-" and isinstance(node.operand, (Lit, Unary, Param)):
-            value = self.constant(node.operand, path)
-            if value is None or "N" not in value:
-                return None
-            if node.op == "+":
-                return value
-            number = node.operand
-            if isinstance(number, Lit) and "." in number.value and Decimal(number.value) == 0:
-                raise StatementError(
-                    f"Negative zero decimal is not supported under {_under(path)} at {number.tok.where}"
-                )
-            return {"N": format_number(parse_number(value["N"]).copy_negate())}  # exact: no context
+            signs = []  # a chain of signs (an 8 KB statement holds thousands): walked, not recursed into
+            while (
+                isinstance(node, Unary) and node.op in "+-" and isinstance(node.operand, (Lit, Unary, Param))
+            ):
+                signs.append(node)
+                node = node.operand
+            value = self.constant(node, path)
+            for sign in reversed(signs):  # from the innermost out
+                if value is None or "N" not in value:
+                    return None
+                if sign.op == "-":
+                    number = sign.operand
+                    if isinstance(number, Lit) and "." in number.value and Decimal(number.value) == 0:
+                        raise StatementError(
+                            f"Negative zero decimal is not supported under {_under(path)} at {number.tok.where}"
+                        )
+                    value = {"N": format_number(parse_number(value["N"]).copy_negate())}  # exact: no context
+            return value
         if isinstance(node, (ListLit, StructLit)):
             self.literal_depth += 1
             try:
@@ -279,14 +295,18 @@ class Expressions:
 
     def condition(self, node: Node) -> str:
         """Condition-expression text of a boolean PartiQL expression."""
+        return deep.run(self._condition(node))
+
+    def _condition(self, node: Node) -> deep.Recursive[str]:
         if isinstance(node, Binary) and node.op in ("and", "or"):
             if not (is_condition(node.left) and is_condition(node.right)):
                 raise StatementError("The arguments to AND/OR must be Expressions")
-            return f"({self.condition(node.left)}) {node.op.upper()} ({self.condition(node.right)})"
+            left = yield self._condition(node.left)
+            return f"({left}) {node.op.upper()} ({(yield self._condition(node.right))})"
         if isinstance(node, Unary) and node.op == "not":
             if not is_condition(node.operand):
                 raise StatementError("The argument to NOT must be a Type or Expression")
-            return f"NOT ({self.condition(node.operand)})"
+            return f"NOT ({(yield self._condition(node.operand))})"
         if isinstance(node, Binary) and node.op == "like":
             raise StatementError("Unsupported operator in Condition Expression. Operator: like")
         if isinstance(node, Binary):

@@ -9,6 +9,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
+from ... import jsonlimits
 from ...errors import (
     ConditionalCheckFailedException,
     DynamoDBError,
@@ -433,7 +434,7 @@ def encode_token(op_index: int, key: dict | None) -> str:
 def decode_token(token: Any, operations: int) -> tuple[int, dict | None]:
     """(request index, ExclusiveStartKey) of a NextToken; ``Invalid NextToken`` for anything else."""
     try:
-        body = json.loads(base64.b64decode(token, validate=True))
+        body = jsonlimits.loads(base64.b64decode(token, validate=True))
         ((index, key),) = body["opIndexToExclusiveNextKey"].items()
         index = int(index)
         if not 0 <= index < operations:

@@ -198,7 +198,7 @@ def parse(statement: str) -> Parsed:
     """Parse one statement; raise :class:`Malformed` or DynamoDB's ValidationException."""
     parser = _Parser(statement)
     level = nesting(parser.tokens)
-    parsed = deep.call(level, parser.parse)
+    parsed = parser.parse()
     parsed.nesting = level
     return parsed
 
@@ -299,6 +299,10 @@ class _Parser:
         return Parsed(stmt, self.params)
 
     def select(self) -> Select:
+        return deep.run(self._select())
+
+    def _select(self) -> deep.Recursive[Select]:
+        """A generator, as the expressions: a sub-query is a call inside an expression."""
         tok = self.expect_kw("select")
         if self.kw("distinct", "all") and self.take().value == "distinct":
             self.defer("Unsupported token in expression: DISTINCT")
@@ -306,40 +310,40 @@ class _Parser:
         if self.kw("value", "pivot"):
             self.take()
             self.defer("Select projection doesn't support value or pivot keywords")
-            items = [self.expr()]
+            items = [(yield self._expr())]
         elif self.op("*"):
             self.take()
             items = None
         else:
-            items = [self.projection_item()]
+            items = [(yield self._projection_item())]
             while self.op(","):
                 self.take()
-                items.append(self.projection_item())
+                items.append((yield self._projection_item()))
         self.expect_kw("from")
-        table, index = self.source()
+        table, index = yield self._source()
         if self.op(","):
             self.take()
-            self.source()
+            yield self._source()
             self.defer("Only select from a single table or index is supported.")
         where = None
         if self.kw("where"):
             self.take()
-            where = self.expr()
+            where = yield self._expr()
         if self.kw("group"):
             self.take()
             self.expect_kw("by")
-            self.expr_list()
+            yield self._expr_list()
             self.defer("Unsupported clause: GROUP BY")
         if self.kw("having"):
             self.take()
-            self.expr()
+            yield self._expr()
             self.defer("Unsupported clause: HAVING")
         order = []
         if self.kw("order"):
             self.take()
             self.expect_kw("by")
             while True:
-                node = self.expr()
+                node = yield self._expr()
                 descending = False
                 if self.kw("asc", "desc"):
                     descending = self.take().value == "desc"
@@ -349,16 +353,16 @@ class _Parser:
                 self.take()
         if self.kw("limit"):
             self.take()
-            limit = self.expr()
+            limit = yield self._expr()
             self.defer(f"Unsupported clause: LIMIT at {limit.tok.where}")
             if self.kw("offset"):
                 self.take()
-                offset = self.expr()
+                offset = yield self._expr()
                 self.defer(f"Unsupported clause: OFFSET at {offset.tok.where}")
         return Select(tok, items, table or "", index, where, order)
 
-    def projection_item(self) -> Node:
-        node = self.expr()
+    def _projection_item(self) -> deep.Recursive[Node]:
+        node = yield self._expr()
         if self.kw("as") or self.peek().kind in ("id", "qid"):
             if self.kw("as"):
                 self.take()
@@ -371,14 +375,14 @@ class _Parser:
             self.fail()
         return self.take()
 
-    def source(self) -> tuple[str | None, str | None]:
+    def _source(self) -> deep.Recursive[tuple[str | None, str | None]]:
         """``table`` or ``table.index`` after FROM (aliases and sub-queries parse, DynamoDB rejects them)."""
         if self.op("("):
             self.take()
             if self.kw("select"):
-                self.select()
+                yield self._select()
             else:
-                self.expr()
+                yield self._expr()
             self.expect_op(")")
             self.defer("Unexpected from source")
             return None, None
@@ -467,18 +471,24 @@ class _Parser:
         return which, version
 
     def path(self) -> Path:
-        node = self.postfix(self.primary())
+        node = deep.run(self._postfix_primary())
         if not isinstance(node, Path):
             self.fail()
         return node
 
-    # -- expressions
+    # -- expressions: generators run by deep.run, so that no Python stack grows with the nesting
+
+    def expr(self, min_precedence: int = 0) -> Node:
+        return deep.run(self._expr(min_precedence))
 
     def expr_list(self) -> list[Node]:
-        nodes = [self.expr()]
+        return deep.run(self._expr_list())
+
+    def _expr_list(self) -> deep.Recursive[list[Node]]:
+        nodes = [(yield self._expr())]
         while self.op(","):
             self.take()
-            nodes.append(self.expr())
+            nodes.append((yield self._expr()))
         return nodes
 
     def infix(self) -> tuple[str | None, int]:
@@ -492,8 +502,8 @@ class _Parser:
                 return "not " + self.peek(1).value, 2
         return None, 0
 
-    def expr(self, min_precedence: int = 0) -> Node:
-        left = self.prefix()
+    def _expr(self, min_precedence: int = 0) -> deep.Recursive[Node]:
+        left = yield self._prefix()
         while True:
             op, width = self.infix()
             if op is None or _PRECEDENCE[op] <= min_precedence:
@@ -509,53 +519,56 @@ class _Parser:
                     self.fail()
                 left = Is(tok, left, self.take().value, negated)
             elif op in ("in", "not in"):
-                left = In(tok, left, self.in_items(), negated)
+                left = In(tok, left, (yield self._in_items()), negated)
             elif op in ("between", "not between"):
-                low = self.expr(_PRECEDENCE["between"])
+                low = yield self._expr(_PRECEDENCE["between"])
                 self.expect_kw("and")
-                high = self.expr(_PRECEDENCE["between"])
+                high = yield self._expr(_PRECEDENCE["between"])
                 left = Between(tok, left, low, high, negated)
             elif op in ("like", "not like"):
-                right = self.expr(_PRECEDENCE["like"])
+                right = yield self._expr(_PRECEDENCE["like"])
                 if self.kw("escape"):
                     self.take()
-                    self.expr(_PRECEDENCE["like"])
+                    yield self._expr(_PRECEDENCE["like"])
                 left = Binary(tok, "like", left, right)
             else:
-                left = Binary(tok, op, left, self.expr(_PRECEDENCE[op]))
+                left = Binary(tok, op, left, (yield self._expr(_PRECEDENCE[op])))
 
-    def in_items(self) -> list | None:
+    def _in_items(self) -> deep.Recursive[list | None]:
         if self.op("[", "<<"):
-            items = self.primary().items  # type: ignore[attr-defined]  # at [ or <<: a ListLit or BagLit
+            items = (yield self._primary()).items  # at [ or <<: a ListLit or BagLit
         elif self.op("(") and not self.kw("select", k=1):
             self.take()
-            items = self.expr_list()
+            items = yield self._expr_list()
             self.expect_op(")")
         else:
-            self.expr(_PRECEDENCE["in"])
+            yield self._expr(_PRECEDENCE["in"])
             items = None
         if not items:
             self.defer(IN_OPERANDS)
         return items
 
-    def prefix(self) -> Node:
+    def _prefix(self) -> deep.Recursive[Node]:
         tok = self.peek()
         if self.kw("not"):
             self.take()
-            return Unary(tok, "not", self.expr(_NOT_PRECEDENCE))
+            return Unary(tok, "not", (yield self._expr(_NOT_PRECEDENCE)))
         if self.op("-", "+"):
             self.take()
-            return Unary(tok, tok.value, self.prefix_operand())
-        return self.postfix(self.primary())
+            return Unary(tok, tok.value, (yield self._prefix_operand()))
+        return (yield self._postfix_primary())
 
-    def prefix_operand(self) -> Node:
+    def _prefix_operand(self) -> deep.Recursive[Node]:
         tok = self.peek()
         if self.op("-", "+"):
             self.take()
-            return Unary(tok, tok.value, self.prefix_operand())
-        return self.postfix(self.primary())
+            return Unary(tok, tok.value, (yield self._prefix_operand()))
+        return (yield self._postfix_primary())
 
-    def primary(self) -> Node:
+    def _postfix_primary(self) -> deep.Recursive[Node]:
+        return (yield self._postfix((yield self._primary())))
+
+    def _primary(self) -> deep.Recursive[Node]:
         tok = self.take()
         kind, value = tok.kind, tok.value
         if kind == "num":
@@ -569,12 +582,12 @@ class _Parser:
             return Path(tok, value)
         if kind == "id":
             if self.op("("):
-                return Call(tok, value.lower(), self.args())
+                return Call(tok, value.lower(), (yield self._args()))
             return Path(tok, value)
         if kind == "kw":
             if value == "select":  # a sub-query: EXISTS(SELECT ...), or one DynamoDB rejects
                 self.i -= 1
-                return Subquery(tok, self.select())
+                return Subquery(tok, (yield self._select()))
             if value in ("true", "false"):
                 return Lit(tok, "BOOL", value == "true")
             if value == "null":
@@ -582,18 +595,18 @@ class _Parser:
             if value == "missing":
                 return Missing(tok)
             if value in FUNCTION_KEYWORDS and self.op("("):
-                return Call(tok, value, self.args())
+                return Call(tok, value, (yield self._args()))
             self.fail()
         if kind == "op":
             if value == "(":
-                node = self.expr()
+                node = yield self._expr()
                 self.expect_op(")")
                 return node
             if value in ("[", "<<"):
                 close = "]" if value == "[" else ">>"
                 items = []
                 if not self.op(close):
-                    items = self.expr_list()
+                    items = yield self._expr_list()
                 self.expect_op(close)
                 return ListLit(tok, items) if value == "[" else BagLit(tok, items)
             if value == "{":
@@ -601,24 +614,24 @@ class _Parser:
                 while not self.op("}"):
                     if pairs:
                         self.expect_op(",")
-                    key = self.expr()
+                    key = yield self._expr()
                     self.expect_op(":")
-                    pairs.append((key, self.expr()))
+                    pairs.append((key, (yield self._expr())))
                 self.take()
                 return StructLit(tok, pairs)
         self.fail()
 
-    def args(self) -> list[Node]:
+    def _args(self) -> deep.Recursive[list[Node]]:
         self.expect_op("(")
         args: list[Node] = []
         if self.op("*"):
             args.append(Star(self.take()))
         elif not self.op(")"):
-            args = self.expr_list()
+            args = yield self._expr_list()
         self.expect_op(")")
         return args
 
-    def postfix(self, node: Node) -> Node:
+    def _postfix(self, node: Node) -> deep.Recursive[Node]:
         while self.op(".", "["):
             if not isinstance(node, Path):
                 self.fail()
@@ -636,7 +649,7 @@ class _Parser:
                 self.defer(f"Wildcard path component like a[*].b are not supported at {star.where}")
                 self.expect_op("]")
                 continue
-            index = self.expr()
+            index = yield self._expr()
             self.expect_op("]")
             node.steps.append(self.step(index))
         return node
