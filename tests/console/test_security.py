@@ -213,6 +213,7 @@ def test_serve_ui_puts_the_console_on_the_server_port_and_dynamodb_still_answers
 def test_serve_ui_refuses_per_key_databases() -> None:
     import argparse
 
+    from dynabase.cli.signals import stop_on_signals
     from dynabase.server.runner import serve
 
     options = argparse.Namespace(
@@ -225,7 +226,7 @@ def test_serve_ui_refuses_per_key_databases() -> None:
         ui=True,
         schema=None,
     )
-    assert serve(options) == 1
+    assert serve(options, stop_on_signals) == 1
 
 
 @pytest.mark.parametrize(
