@@ -369,10 +369,13 @@ class Catalog:
         deleted: list[Index] = []
         updates = _index_updates(req.get("GlobalSecondaryIndexUpdates") or [])
         if len(updates) > 1 and any("Create" in u or "Delete" in u for u in updates):
-            raise ValidationException(
-                "One or more parameter values were invalid: Only one global secondary index update per index is allowed simultaneously"
-                if len({_update_index_name(u) for u in updates}) < len(updates)
-                else "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"
+            if len({_update_index_name(u) for u in updates}) < len(updates):
+                raise ValidationException(
+                    "One or more parameter values were invalid: Only one global secondary index update per index is "
+                    "allowed simultaneously"
+                )
+            raise LimitExceededException(  # a quota, not a bad parameter: AWS and Local answer LimitExceeded
+                "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"
             )
         for update in updates:
             changed = True
