@@ -551,7 +551,7 @@ def _start_position(table: Table, index: Index | None, start: Any, cond: Any, ke
             raise ValidationException(
                 "The provided starting key is invalid: The provided key element does not match the schema"
             )
-    pk, sk = table.key_values({n: start[n] for n in table.keys.names})
+    pk, sk = table.key_values({n: start[n] for n in table.keys.names}, what="start")
     if index is None:
         position: list = [sk] if is_query else [pk, sk]
         keys = table.keys

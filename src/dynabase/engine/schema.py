@@ -191,7 +191,8 @@ class Table:
     # -- keys ----------------------------------------------------------------------------------------------
 
     def key_values(self, key: dict, *, what: str = "key") -> tuple[bytes, bytes]:
-        """Validate a primary key given in a request (Key/ExclusiveStartKey or an Item) and encode it."""
+        """Validate a primary key given in a request (a Key, an Item, or ``what="start"`` an ExclusiveStartKey:
+        its values are not held to the size limits, as DynamoDB Local does not hold them) and encode it."""
         ks = self.keys
         if what == "key" and len(key) != len(ks.names):
             raise ValidationException("The number of conditions on the keys is invalid")
@@ -199,10 +200,11 @@ class Table:
         rv = key.get(ks.range_name) if ks.range_name else None
         if hv is None or (ks.range_name and rv is None):
             raise ValidationException("One of the required keys was not given a value")
-        hk = key_bytes(hv, ks.hash_type, ks.hash_name, MAX_HASH_KEY_SIZE)
+        hash_limit, range_limit = (None, None) if what == "start" else (MAX_HASH_KEY_SIZE, MAX_RANGE_KEY_SIZE)
+        hk = key_bytes(hv, ks.hash_type, ks.hash_name, hash_limit)
         if ks.range_name:
             # rv was checked above, and a KeySchema with a range_name has its range_type; a hot path, so no casts
-            return hk, key_bytes(rv, ks.range_type, ks.range_name, MAX_RANGE_KEY_SIZE)  # type: ignore[arg-type]
+            return hk, key_bytes(rv, ks.range_type, ks.range_name, range_limit)  # type: ignore[arg-type]
         return hk, b""
 
     def key_of(self, item: dict) -> dict:
@@ -240,8 +242,9 @@ class Table:
                     _check_key_value_size(index, name, value[typ])
 
 
-def key_bytes(value: dict, typ: str, name: str, max_size: int) -> bytes:
-    """A key attribute's value checked against its declared type and size limit, encoded for storage."""
+def key_bytes(value: dict, typ: str, name: str, max_size: int | None) -> bytes:
+    """A key attribute's value checked against its declared type and size limit (None: none), encoded for
+    storage."""
     if len(value) != 1 or typ not in value:
         if not any(k in value for k in ("S", "N", "B")):
             raise ValidationException("Invalid attribute value type")
@@ -256,7 +259,7 @@ def key_bytes(value: dict, typ: str, name: str, max_size: int) -> bytes:
             "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain "
             f"an empty {kind} value. Key: {name}"
         )
-    if len(encoded) > max_size:
+    if max_size is not None and len(encoded) > max_size:
         raise ValidationException(HASH_KEY_TOO_BIG if max_size == MAX_HASH_KEY_SIZE else RANGE_KEY_TOO_BIG)
     return encoded
 
