@@ -672,7 +672,8 @@ def _index_description(
         if len(set(non_key)) != len(non_key):
             raise ValidationException("Cannot have two attributes with the same name")
         for attribute in non_key:
-            check_key_name(attribute)
+            if isinstance(attribute, str):  # (another member is the model's or a later check's to refuse)
+                check_key_name(attribute)
         included = {"NonKeyAttributes": list(non_key)}
     elif non_key is not None:
         raise ValidationException(
