@@ -36,6 +36,18 @@ class Difference:
     ref: str
 
 
+KEY_SIZE_REF = (
+    "https://github.com/amazon-archives/dynamodb-janusgraph-storage-backend/issues/296 and "
+    "https://github.com/nextauthjs/next-auth/issues/5827 (hashkey, 'of2048' as AWS spells it); "
+    "https://github.com/praetorian-inc/chariot-ui/issues/241 and https://github.com/formkiq/formkiq-core/issues/271 "
+    "(range keys); https://github.com/ExtendDB/extenddb/pull/194 (both, on GetItem/BatchGetItem/DeleteItem/"
+    "UpdateItem, captured with the AWS CLI)"
+)
+INDEX_KEY_SIZE_REF = (
+    "https://github.com/architect/dynalite/issues/35 and https://github.com/wellcomecollection/platform/issues/2285 "
+    "(AWS's answer to a global secondary index partition key over 2048 bytes)"
+)
+
 DIFFERENCES: tuple[Difference, ...] = (
     Difference(
         name="PartiQL statement over the model's 8192-character limit",
@@ -119,6 +131,33 @@ DIFFERENCES: tuple[Difference, ...] = (
         "NonKeyAttributeNameList, ClientRequestToken); DynamoDB API reference, Projection: NonKeyAttributes "
         "'Maximum number of 20 items', 'Maximum length of 255'; the validator's format: "
         "https://github.com/nubo-db/dynoxide/issues/11",
+    ),
+    Difference(
+        name="primary key value over its size limit",
+        code="ValidationException",
+        local=re.compile(
+            re.escape(
+                "Hash primary key values must be under 2048 bytes, and range primary key values must be under 1024 "
+                "bytes"
+            )
+        ),
+        aws=re.compile(
+            re.escape("One or more parameter values were invalid: ")
+            + r"(Size of hashkey has exceeded the maximum size limit of2048 bytes|"
+            r"Aggregated size of all range keys has exceeded the size limit of 1024 bytes)"
+        ),
+        ref=KEY_SIZE_REF,
+    ),
+    Difference(
+        name="index partition key value over 2048 bytes",
+        code="ValidationException",
+        local=re.compile(re.escape("One or more parameter values were invalid: Size limit exceeded")),
+        aws=re.compile(
+            re.escape("One or more parameter values were invalid: Size limit exceeded for Index Key ")
+            + r".+ Actual Size: \d+ bytes Max Size: 2048 bytes IndexName: [\w.-]+",
+            re.S,
+        ),
+        ref=INDEX_KEY_SIZE_REF,
     ),
 )
 

@@ -154,6 +154,21 @@ def test_malformed_stream_arn(streams_client):
     )
 
 
+@aws_only(
+    "Local lists no streams",
+    "https://github.com/scylladb/scylladb/blob/001e3b5a68a252e6f7df4494792ac5c012422ff6/test/alternator/"
+    "test_streams.py (test_list_streams_with_nonexistent_last_stream, run against AWS: ValidationException; its "
+    "note: 'local java dynamodb does _not_ raise validation error for malformed stream arn here')",
+)
+@pytest.mark.parametrize("table", [{}, {"TableName": "dynabase_test-any"}], ids=["all", "of-a-table"])
+def test_list_streams_with_malformed_start(streams_client, table):
+    # the code is established, not AWS's message: the engine answers as DescribeStream does (STREAM_REF)
+    assert_client_error(
+        lambda: streams_client.list_streams(ExclusiveStartStreamArn=MALFORMED_ARN, **table),
+        "ValidationException",
+    )
+
+
 def test_well_formed_unknown_stream_arn_is_not_found(streams_client):
     arn = f"arn:aws:dynamodb:us-east-1:000000000000:table/{uuid.uuid4().hex}/stream/2024-01-01T00:00:00.000"
     assert_client_error(

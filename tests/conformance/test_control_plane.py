@@ -1109,6 +1109,31 @@ def test_update_table_delete_missing_gsi(client, hash_table):
     )
 
 
+def create_gsi(attribute):
+    return {
+        "Create": {
+            "IndexName": f"by_{attribute}",
+            "KeySchema": [{"AttributeName": attribute, "KeyType": "HASH"}],
+            "Projection": {"ProjectionType": "ALL"},
+        }
+    }
+
+
+def test_update_table_creating_two_gsis(client, hash_table):
+    """A quota (one GSI created or deleted per UpdateTable), answered LimitExceededException, as AWS answers it:
+    https://github.com/architect/architect/issues/334, https://github.com/noppoMan/npdynamodb/issues/29."""
+    assert_client_error(
+        lambda: client.update_table(
+            TableName=hash_table,
+            AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"} for n in ("a", "b")],
+            GlobalSecondaryIndexUpdates=[create_gsi("a"), create_gsi("b")],
+        ),
+        "LimitExceededException",
+        "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table",
+    )
+    assert "GlobalSecondaryIndexes" not in client.describe_table(TableName=hash_table)["Table"]
+
+
 def test_update_table_nothing_to_update(client, hash_table):
     assert_client_error(
         lambda: client.update_table(TableName=hash_table), "ValidationException", "Nothing to update"

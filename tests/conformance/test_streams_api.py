@@ -306,6 +306,24 @@ def test_describe_stream_after_the_last_shard(streams_client, stream_table):
     assert description["StreamStatus"] == "ENABLED"
 
 
+@pytest.mark.parametrize("shard_filter", [{}, {"ShardId": "shardId-00000000000000000000-00000000"}])
+def test_describe_stream_shard_filter_without_type(streams_client, stream_table, shard_filter):
+    """DynamoDB Local's answer (AWS's could not be established; botocore's model makes neither member required)."""
+    _, arn = stream_table()
+    assert_client_error(
+        lambda: streams_client.describe_stream(StreamArn=arn, ShardFilter=shard_filter),
+        "ValidationException",
+        "1 validation error detected: Value 'null' at 'shardFilter.type' failed to satisfy constraint: Member must "
+        "be CHILD_SHARDS",
+    )
+
+
+def test_describe_stream_shard_filter_without_shard_id(streams_client, stream_table):
+    """DynamoDB Local lists no shard (AWS's answer could not be established, so Local's is kept)."""
+    _, arn = stream_table()
+    assert describe(streams_client, arn, ShardFilter={"Type": "CHILD_SHARDS"})["Shards"] == []
+
+
 def test_describe_unknown_stream(streams_client, stream_table):
     _, arn = stream_table()
     unknown = arn.replace("dynabase_test-", "dynabase_gone-")

@@ -12,8 +12,11 @@ PRECISION = "DynamoDB only supports precision up to 38 digits"
 OVERFLOW = "Number overflow. Attempting to store a number with magnitude larger than supported range"
 UNDERFLOW = "Number underflow. Attempting to store a number with magnitude smaller than supported range"
 NOT_A_NUMBER = "A value provided cannot be converted into a number"
-KEY_SIZE = (
-    "Hash primary key values must be under 2048 bytes, and range primary key values must be under 1024 bytes"
+# AWS's messages (Local's: "Hash primary key values must be under 2048 bytes, ...", tests/aws_differences.py)
+HASH_TOO_BIG = "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes"
+RANGE_TOO_BIG = (
+    "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of "
+    "1024 bytes"
 )
 ITEM_SIZE = "Item size has exceeded the maximum allowed size"
 NESTING = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
@@ -481,12 +484,12 @@ def test_hash_key_2048_bytes_allowed(client, hash_table):
 
 
 def test_hash_key_over_2048_bytes(client, hash_table):
-    put_error(client, hash_table, {"pk": {"S": "x" * 2049}}, KEY_SIZE)
+    put_error(client, hash_table, {"pk": {"S": "x" * 2049}}, HASH_TOO_BIG)
 
 
 def test_hash_key_limit_counts_utf8_bytes(client, range_table):
     client.put_item(TableName=range_table, Item={"pk": {"S": "é" * 1024}, "sk": {"S": "x"}})
-    put_error(client, range_table, {"pk": {"S": "é" * 1025}, "sk": {"S": "x"}}, KEY_SIZE)
+    put_error(client, range_table, {"pk": {"S": "é" * 1025}, "sk": {"S": "x"}}, HASH_TOO_BIG)
 
 
 def test_range_key_1024_bytes_allowed(client, range_table):
@@ -494,23 +497,26 @@ def test_range_key_1024_bytes_allowed(client, range_table):
 
 
 def test_range_key_over_1024_bytes(client, range_table):
-    put_error(client, range_table, {"pk": {"S": "a"}, "sk": {"S": "x" * 1025}}, KEY_SIZE)
+    put_error(client, range_table, {"pk": {"S": "a"}, "sk": {"S": "x" * 1025}}, RANGE_TOO_BIG)
 
 
 @pytest.mark.parametrize(
-    "item",
-    [{"pk": {"B": b"x" * 2049}, "sk": {"B": b"x"}}, {"pk": {"B": b"x"}, "sk": {"B": b"x" * 1025}}],
+    "item, message",
+    [
+        ({"pk": {"B": b"x" * 2049}, "sk": {"B": b"x"}}, HASH_TOO_BIG),
+        ({"pk": {"B": b"x"}, "sk": {"B": b"x" * 1025}}, RANGE_TOO_BIG),
+    ],
     ids=["hash", "range"],
 )
-def test_binary_key_size_limits(client, binary_table, item):
-    put_error(client, binary_table, item, KEY_SIZE)
+def test_binary_key_size_limits(client, binary_table, item, message):
+    put_error(client, binary_table, item, message)
 
 
 def test_oversized_key_in_get_item(client, range_table):
     assert_client_error(
         lambda: client.get_item(TableName=range_table, Key={"pk": {"S": "a"}, "sk": {"S": "x" * 1025}}),
         "ValidationException",
-        KEY_SIZE,
+        RANGE_TOO_BIG,
     )
 
 

@@ -16,7 +16,7 @@ from ..errors import (
     ResourceNotFoundException,
     ValidationException,
 )
-from .schema import Index, KeySchema, Table
+from .schema import Index, KeySchema, Table, check_key_name, index_key_fits
 from .storage import Storage, create_item_table, drop_item_table, item_sql, partition_hash
 
 _NAME = re.compile(r"^[a-zA-Z0-9_.\-]{3,255}$")
@@ -369,10 +369,13 @@ class Catalog:
         deleted: list[Index] = []
         updates = _index_updates(req.get("GlobalSecondaryIndexUpdates") or [])
         if len(updates) > 1 and any("Create" in u or "Delete" in u for u in updates):
-            raise ValidationException(
-                "One or more parameter values were invalid: Only one global secondary index update per index is allowed simultaneously"
-                if len({_update_index_name(u) for u in updates}) < len(updates)
-                else "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"
+            if len({_update_index_name(u) for u in updates}) < len(updates):
+                raise ValidationException(
+                    "One or more parameter values were invalid: Only one global secondary index update per index is "
+                    "allowed simultaneously"
+                )
+            raise LimitExceededException(  # a quota, not a bad parameter: AWS and Local answer LimitExceeded
+                "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"
             )
         for update in updates:
             changed = True
@@ -568,6 +571,8 @@ def _key_schema(
                 if position
                 else "Hash Key not specified in Attribute Definitions.  Type unknown."
             )
+    for name in names:
+        check_key_name(name)
     if len(set(names)) != len(names):
         raise ValidationException("Two keys can not have the same name")
     return key_schema_of(names[:hashes], names[hashes:], attr_types)
@@ -666,6 +671,9 @@ def _index_description(
             )
         if len(set(non_key)) != len(non_key):
             raise ValidationException("Cannot have two attributes with the same name")
+        for attribute in non_key:
+            if isinstance(attribute, str):  # (another member is the model's or a later check's to refuse)
+                check_key_name(attribute)
         included = {"NonKeyAttributes": list(non_key)}
     elif non_key is not None:
         raise ValidationException(
@@ -777,16 +785,21 @@ def _create_index_table(conn: Any, index: Index) -> None:
     )
 
 
+def _indexable(index: Index, name: str, value: str | bytes) -> bool:
+    """Whether a string or binary key value can be an index key: neither empty nor over the key's size limit."""
+    return len(value) > 0 and index_key_fits(index, name, value)
+
+
 def _backfill(conn: Any, table: Table, index: Index) -> None:
-    """Index every existing item that has the new index's key attributes of the right types."""
+    """Index every existing item that has the new index's key attributes of the right types and sizes."""
     rows = conn.execute(f"SELECT h, pk, sk, {item_sql(table.sql)}, bin FROM {table.sql}").fetchall()
     for h, pk, sk, text, binary in rows:
         item = table.load_row(text, binary, pk, sk)
         key = index.key_of(item)
         if key is None:
             continue
-        if any(item[name][typ] in ("", b"") for name, typ in index.keys.attrs):
-            continue  # an empty string or binary is no index key value: the item stays out of the index
+        if not all(typ == "N" or _indexable(index, name, item[name][typ]) for name, typ in index.keys.attrs):
+            continue  # an index key violation (developer guide): the item stays in the table, out of the index
         ik, isk = key
         conn.execute(
             f"INSERT INTO {index.sql} (ih, ik, isk, h, pk, sk) VALUES (?, ?, ?, ?, ?, ?)",

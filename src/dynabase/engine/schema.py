@@ -10,6 +10,29 @@ from ..errors import ValidationException
 from ..types import MAX_HASH_KEY_SIZE, MAX_RANGE_KEY_SIZE, encode_composite_key, encode_key
 from .storage import RowLoader, row_loader
 
+#: AWS's answers to a primary key value over its size limit (the missing space in "of2048" is AWS's); DynamoDB
+#: Local answers both with "Hash primary key values must be under 2048 bytes, ..." (tests/aws_differences.py)
+HASH_KEY_TOO_BIG = (
+    "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of"
+    "2048 bytes"
+)
+RANGE_KEY_TOO_BIG = (
+    "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of "
+    "1024 bytes"
+)
+#: the quota on the names of key attributes and of attributes projected into an index, in UTF-8 bytes
+MAX_KEY_NAME_BYTES = 255
+
+
+def check_key_name(name: str) -> None:
+    """Refuse a key or projected attribute name over 255 bytes in UTF-8 (a name of fewer characters included:
+    the model's limit counts characters), in DynamoDB Local's words (AWS's could not be established)."""
+    if len(name.encode("utf-8", "surrogatepass")) > MAX_KEY_NAME_BYTES:
+        raise ValidationException(
+            "Names of key attributes and attributes projected into an index must be between 1 and 255 characters, "
+            "inclusive"
+        )
+
 
 @dataclass(frozen=True)
 class KeySchema:
@@ -168,7 +191,8 @@ class Table:
     # -- keys ----------------------------------------------------------------------------------------------
 
     def key_values(self, key: dict, *, what: str = "key") -> tuple[bytes, bytes]:
-        """Validate a primary key given in a request (Key/ExclusiveStartKey or an Item) and encode it."""
+        """Validate a primary key given in a request (a Key, an Item, or ``what="start"`` an ExclusiveStartKey:
+        its values are not held to the size limits, as DynamoDB Local does not hold them) and encode it."""
         ks = self.keys
         if what == "key" and len(key) != len(ks.names):
             raise ValidationException("The number of conditions on the keys is invalid")
@@ -176,10 +200,11 @@ class Table:
         rv = key.get(ks.range_name) if ks.range_name else None
         if hv is None or (ks.range_name and rv is None):
             raise ValidationException("One of the required keys was not given a value")
-        hk = key_bytes(hv, ks.hash_type, ks.hash_name, MAX_HASH_KEY_SIZE)
+        hash_limit, range_limit = (None, None) if what == "start" else (MAX_HASH_KEY_SIZE, MAX_RANGE_KEY_SIZE)
+        hk = key_bytes(hv, ks.hash_type, ks.hash_name, hash_limit)
         if ks.range_name:
             # rv was checked above, and a KeySchema with a range_name has its range_type; a hot path, so no casts
-            return hk, key_bytes(rv, ks.range_type, ks.range_name, MAX_RANGE_KEY_SIZE)  # type: ignore[arg-type]
+            return hk, key_bytes(rv, ks.range_type, ks.range_name, range_limit)  # type: ignore[arg-type]
         return hk, b""
 
     def key_of(self, item: dict) -> dict:
@@ -214,16 +239,12 @@ class Table:
                         f"{'string' if typ == 'S' else 'binary'} value. IndexName: {index.name}, IndexKey: {name}"
                     )
                 if typ in ("S", "B"):
-                    raw = value[typ]
-                    size = len(raw.encode("utf-8", "surrogatepass")) if isinstance(raw, str) else len(raw)
-                    if size > (MAX_HASH_KEY_SIZE if name == index.keys.hash_name else MAX_RANGE_KEY_SIZE):
-                        raise ValidationException(
-                            "One or more parameter values were invalid: Size limit exceeded"
-                        )
+                    _check_key_value_size(index, name, value[typ])
 
 
-def key_bytes(value: dict, typ: str, name: str, max_size: int) -> bytes:
-    """A key attribute's value checked against its declared type and size limit, encoded for storage."""
+def key_bytes(value: dict, typ: str, name: str, max_size: int | None) -> bytes:
+    """A key attribute's value checked against its declared type and size limit (None: none), encoded for
+    storage."""
     if len(value) != 1 or typ not in value:
         if not any(k in value for k in ("S", "N", "B")):
             raise ValidationException("Invalid attribute value type")
@@ -238,8 +259,41 @@ def key_bytes(value: dict, typ: str, name: str, max_size: int) -> bytes:
             "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain "
             f"an empty {kind} value. Key: {name}"
         )
-    if len(encoded) > max_size:
-        raise ValidationException(
-            "Hash primary key values must be under 2048 bytes, and range primary key values must be under 1024 bytes"
-        )
+    if max_size is not None and len(encoded) > max_size:
+        raise ValidationException(HASH_KEY_TOO_BIG if max_size == MAX_HASH_KEY_SIZE else RANGE_KEY_TOO_BIG)
     return encoded
+
+
+def key_value_size(value: str | bytes) -> int:
+    """The size of a string or binary key value: its bytes in UTF-8."""
+    return len(value.encode("utf-8", "surrogatepass")) if isinstance(value, str) else len(value)
+
+
+def check_key_value_size(value: dict, max_size: int) -> None:
+    """Refuse a string or binary key value over ``max_size`` bytes (a key condition's value)."""
+    ((kind, inner),) = value.items()
+    if kind in ("S", "B") and key_value_size(inner) > max_size:
+        raise ValidationException(HASH_KEY_TOO_BIG if max_size == MAX_HASH_KEY_SIZE else RANGE_KEY_TOO_BIG)
+
+
+def index_key_fits(index: Index, name: str, value: str | bytes) -> bool:
+    """Whether an index key value is within its limit (2048 bytes for a partition key, 1024 for a sort key)."""
+    limit = MAX_HASH_KEY_SIZE if _partition_key(index, name) else MAX_RANGE_KEY_SIZE
+    return key_value_size(value) <= limit
+
+
+def _partition_key(index: Index, name: str) -> bool:
+    return any(name == hash_name for hash_name, _ in index.keys.hash_attrs)
+
+
+def _check_key_value_size(index: Index, name: str, value: str | bytes) -> None:
+    """Refuse an index key value over its limit: AWS's message for a partition key (its wording for a sort key
+    could not be established, so Local's)."""
+    if index_key_fits(index, name, value):
+        return
+    if _partition_key(index, name):
+        raise ValidationException(
+            f"One or more parameter values were invalid: Size limit exceeded for Index Key {name} Actual Size: "
+            f"{key_value_size(value)} bytes Max Size: {MAX_HASH_KEY_SIZE} bytes IndexName: {index.name}"
+        )
+    raise ValidationException("One or more parameter values were invalid: Size limit exceeded")

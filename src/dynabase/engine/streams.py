@@ -251,6 +251,7 @@ def list_streams(engine: Engine, req: dict) -> dict:
     limit = _limit(
         req.get("Limit"), MAX_STREAMS, "Limit cannot be greater than the maximum allowed size: 100"
     )
+    _check_arn(req.get("ExclusiveStartStreamArn"))  # AWS: a ValidationException (Local lists no streams)
     args: tuple = ()
     sql = "SELECT stream_arn, table_name, label FROM dynabase_streams"
     if req.get("TableName") is not None:
@@ -284,11 +285,16 @@ def describe_stream(engine: Engine, req: dict) -> dict:
     _limit(req.get("Limit"), MAX_SHARDS, "Limit cannot be greater than the maximum: 100")
     arn = req.get("StreamArn")
     _check_arn(arn)
+    shard_filter = req.get("ShardFilter")
+    if isinstance(shard_filter, dict) and shard_filter.get("Type") is None:  # Local's words (AWS's unknown)
+        raise ValidationException(
+            "1 validation error detected: Value 'null' at 'shardFilter.type' failed to satisfy constraint: Member "
+            "must be CHILD_SHARDS"
+        )
     with engine.storage.lock:
         stream = _stream(engine, arn, f"Requested resource not found: Stream: {arn} not found")
     shard: dict[str, Any] | None = stream.shard()
     after = req.get("ExclusiveStartShardId")
-    shard_filter = req.get("ShardFilter")
     if isinstance(shard_filter, dict) and shard_filter.get("Type") == "CHILD_SHARDS":
         shard = None  # the stream's one shard is never split: no shard is a child of another
     return {

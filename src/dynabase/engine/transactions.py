@@ -41,6 +41,7 @@ from .items import (
     sized_item,
     write_row,
 )
+from .schema import HASH_KEY_TOO_BIG, RANGE_KEY_TOO_BIG
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -59,7 +60,8 @@ _MISSING_KEY = "One of the required keys was not given a value"
 #: the problems of a write action that Local reports as its ValidationError cancellation reason
 _REASONS = {
     _TYPE_MISMATCH,
-    "Hash primary key values must be under 2048 bytes, and range primary key values must be under 1024 bytes",
+    HASH_KEY_TOO_BIG,
+    RANGE_KEY_TOO_BIG,
     "One or more parameter values were invalid: Type mismatch for Index Key",
     ITEM_TOO_BIG_UPDATE,
 }

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationException
 from .items import Row, write_row
+from .schema import check_key_name
 from .storage import item_sql
 from .streams import SERVICE_IDENTITY
 
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
     from .engine import Engine
 
 FIVE_YEARS = 5 * 365 * 24 * 3600
-MAX_NAME_BYTES = 255
 _BATCH = 500
 
 
@@ -45,11 +45,8 @@ def update_time_to_live(engine: Engine, req: dict) -> dict:
             "constraint: Member must not be null"
         )
     current = table.description.get("_ttl")
-    if enabled and len(name.encode("utf-8")) > MAX_NAME_BYTES:
-        raise ValidationException(
-            "Names of key attributes and attributes projected into an index must be between 1 and 255 characters, "
-            "inclusive"
-        )
+    if enabled:
+        check_key_name(name)
     if enabled:
         if current == name:
             raise ValidationException("TimeToLive is already enabled")

@@ -25,6 +25,12 @@ pattern), the rendering of lists of other structures (their length is then left 
 whether the service caps the number of errors it lists (all are listed), and the order of enum values where
 DynamoDB Local shows none (botocore's order).
 
+Beyond the model, the service's words could not be established (and the engine keeps DynamoDB Local's) for: a
+secondary index sort key value over 1024 bytes, the name of a key or projected attribute of at most 255
+characters but over 255 bytes, and a DescribeStream ``ShardFilter`` without ``Type``; for ListStreams with a
+malformed ``ExclusiveStartStreamArn`` the service's ValidationException is established but not its message
+(the engine answers ``Invalid StreamArn``, DescribeStream's).
+
 Cost: :func:`checker` returns ``None`` for subtrees without constraints, so AttributeValues are never walked;
 data-plane operations check only their top-level members up front (:func:`shallow`) and the whole request
 when the engine refuses it (see :meth:`dynabase.engine.Engine.call`).
