@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
 
 from ddb_helpers import unique_table_name
@@ -76,6 +77,9 @@ def test_cli_against_an_endpoint(
         pytest.skip("the backend has no HTTP endpoint for --endpoint-url")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "fake")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "fake")
+    # the commands use boto3's default session: one an earlier test left holds its credentials, and DynamoDB
+    # Local keeps a database per access key (the table would be made where this client does not look)
+    monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)
     export_table(source, "alltypes", tmp_path / "a.jsonl")
     name = unique_table_name()
     make_table.created.append(name)
