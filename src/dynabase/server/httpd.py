@@ -29,7 +29,7 @@ import zlib
 from typing import Any
 
 from .app import MAX_REQUEST_BYTES, DynamoDBApp
-from .budget import DEFAULT_BODY_MEMORY_MIB, FREE_BYTES, BodyBudget
+from .budget import DEFAULT_BODY_MEMORY_MIB, FREE_BYTES, BodyBudget, parsed_size
 from .options import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT
 
 MAX_HEADER_BYTES = 64 * 1024
@@ -96,7 +96,7 @@ _PHASES = ("idle", "reading a request", "busy", "writing an answer")
 
 
 class _Connection:
-    __slots__ = ("sock", "client", "phase", "since", "evicted", "thread", "held")
+    __slots__ = ("sock", "client", "phase", "since", "evicted", "thread", "held", "parsing")
 
     def __init__(self, sock: socket.socket, client: str) -> None:
         self.sock = sock
@@ -106,6 +106,7 @@ class _Connection:
         self.evicted = False
         self.thread: threading.Thread | None = None
         self.held = 0  # bytes of the body budget this connection's request holds
+        self.parsing = 0  # bytes of the parsing budget it holds
 
 
 class _Reader:
@@ -187,6 +188,7 @@ class HTTPServer:
         self.request_timeout = request_timeout
         self.max_connections = max_connections
         self.budget = BodyBudget(max_body_memory)
+        self.parsing = BodyBudget(max_body_memory)
         self.sock = sock if sock is not None else listen(host, port, backlog)
         self.sock.setblocking(False)
         self.host, self.port = self.sock.getsockname()[:2]
@@ -372,7 +374,7 @@ class HTTPServer:
                 self._drain_and_close(conn)
                 return
             except _OverBudget as error:
-                self._refuse_body(conn, state, error.size)
+                self._refuse_body(conn, state, f"a {error.size}-byte body", self.budget)
                 return
             except _BadRequest as error:
                 self._send_error(conn, error.status, str(error))
@@ -382,6 +384,13 @@ class HTTPServer:
                 conn.settimeout(idle_timeout)
             # -- answer
             state.phase = _BUSY
+            if len(body) > FREE_BYTES:  # what parsing it costs, once that fits (see .budget)
+                cost = parsed_size(body)
+                if not self.parsing.take(cost, self.request_timeout):
+                    what = f"parsing a {len(body)}-byte body (~{cost} bytes)"
+                    self._refuse_body(conn, state, what, self.parsing)
+                    return
+                state.parsing = cost
             response = app.handle(method, target, headers, body, state.client)
             if self._stopping.is_set() or state.evicted:
                 keep_alive = False
@@ -407,10 +416,12 @@ class HTTPServer:
         if state.held:
             self.budget.give(state.held)
             state.held = 0
+        if state.parsing:
+            self.parsing.give(state.parsing)
+            state.parsing = 0
 
-    def _refuse_body(self, conn: socket.socket, state: _Connection, size: int) -> None:
-        """503 with Retry-After for a body over the budget left, then close (its body is not read)."""
-        budget = self.budget
+    def _refuse_body(self, conn: socket.socket, state: _Connection, what: str, budget: BodyBudget) -> None:
+        """503 with Retry-After when ``what`` does not fit ``budget``, then close (a body may be unread)."""
         body = (
             b'{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException",'
             b'"Message":"Too many large requests in flight; retry later"}'
@@ -418,8 +429,8 @@ class HTTPServer:
         rid = self.app.request_id()
         self.app.log.request(
             "-", "-", 503, 0.0, state.client, rid,
-            f"a {size}-byte body does not fit the body memory budget ({budget.used} of {budget.limit} bytes "
-            "in flight, --max-body-memory)",
+            f"{what} does not fit the memory for bodies in flight ({budget.used} of {budget.limit} bytes, "
+            "--max-body-memory)",
         )  # fmt: skip
         with contextlib.suppress(OSError):
             conn.settimeout(1.0)
