@@ -91,7 +91,10 @@ def test_a_body_over_the_budget_left_is_answered_503_with_retry_after(small_budg
         first.sendall(body[SIZE // 2 :])
         status, _, error = _answer(first)
         assert status == 400 and error["__type"].endswith("#ValidationException")
-        _until(lambda: budget.used == 0, "the first body's charge is released once it is answered")
+        parsing = small_budget.http.parsing
+        _until(
+            lambda: budget.used == parsing.used == 0, "the first body's charges are released once answered"
+        )
         third.sendall(_head(SIZE) + body)  # now it fits (the same keep-alive connection)
         assert _answer(third)[0] == 400
         _until(lambda: budget.used == 0, "released again")
@@ -171,3 +174,30 @@ def test_the_budget_is_an_option_of_the_command() -> None:
     assert parser.parse_args(["--max-body-memory", "64"]).max_body_memory == 64 * 1024 * 1024
     with pytest.raises(SystemExit):
         parser.parse_args(["--max-body-memory", "0"])
+
+
+def test_a_charge_waits_until_it_fits_and_gives_up_after_its_wait() -> None:
+    import threading
+
+    from dynabase.server.budget import BodyBudget
+
+    budget = BodyBudget(100)
+    assert budget.take(200)  # alone: admitted even over the limit
+    assert not budget.take(1)  # no wait: refused at once
+    assert not budget.take(1, wait=0.01)  # nothing was released within the wait
+    got: list[bool] = []
+    waiter = threading.Thread(target=lambda: got.append(budget.take(60, wait=30)))
+    waiter.start()
+    budget.give(200)  # releasing wakes the waiter
+    waiter.join(30)
+    assert got == [True] and budget.used == 60
+
+
+def test_the_parsing_estimate_follows_the_structure_not_the_length() -> None:
+    from dynabase.server.budget import parsed_size
+
+    size = 3 * 1024 * 1024
+    empties = b"[" + b"{}," * (size // 3 - 1) + b"{}]"
+    name = _name_body(size)
+    assert parsed_size(empties) > 20 * len(empties)  # a million dicts of 64+ bytes each, and their pointers
+    assert parsed_size(name) < 1.01 * len(name)  # one string: about its text
