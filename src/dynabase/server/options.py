@@ -133,8 +133,9 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
         type=_mebibytes,
         default=DEFAULT_BODY_MEMORY_MIB * 1024 * 1024,
         metavar="MIB",
-        help="MiB of request bodies held at once across connections; a body over what is left is answered "
-        f"503 with Retry-After (bodies up to 64 KiB are not counted; default: {DEFAULT_BODY_MEMORY_MIB})",
+        help="MiB of request bodies held at once across connections, and as much again for what they parse "
+        "to: a body over what is left is answered 503 with Retry-After, a parse waits up to --request-timeout "
+        f"(bodies up to 64 KiB are not counted; default: {DEFAULT_BODY_MEMORY_MIB})",
     )
 
 
