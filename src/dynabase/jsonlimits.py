@@ -30,10 +30,10 @@ class TooDeep(ValueError):
     """JSON nested deeper than the limit."""
 
 
-def depth_exceeds(text: bytes | str, limit: int = MAX_DEPTH) -> bool:
+def depth_exceeds(text: bytes | bytearray | str, limit: int = MAX_DEPTH) -> bool:
     """Whether ``text`` nests arrays and objects more than ``limit`` levels deep (an upper bound for text
     that is not valid JSON: an unterminated string's brackets count)."""
-    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text  # no copy of bytes
     if data.count(b"[") + data.count(b"{") <= limit:  # nearly every request: nothing to scan
         return False
     # an opening bracket counts 2, a closing one 0: the depth after k brackets is their running sum minus k
@@ -54,13 +54,13 @@ def depth_exceeds(text: bytes | str, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def check(text: bytes | str, limit: int = MAX_DEPTH) -> None:
+def check(text: bytes | bytearray | str, limit: int = MAX_DEPTH) -> None:
     """Raise :class:`TooDeep` when ``text`` nests more than ``limit`` levels."""
     if depth_exceeds(text, limit):
         raise TooDeep(f"JSON nesting deeper than {limit} levels")
 
 
-def loads(text: bytes | str, limit: int = MAX_DEPTH, **options: Any) -> Any:
+def loads(text: bytes | bytearray | str, limit: int = MAX_DEPTH, **options: Any) -> Any:
     """:func:`json.loads` of text from outside, refused with :class:`TooDeep` (a ValueError) when it nests
     more than ``limit`` levels."""
     check(text, limit)

@@ -101,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
             max_connections=args.max_connections,
             idle_timeout=args.idle_timeout,
             request_timeout=args.request_timeout,
+            max_body_memory=args.max_body_memory,
         )
     except OSError as error:
         return _cannot_serve(args, error)

@@ -76,7 +76,7 @@ class ConsoleApp:
         """The address to open: ``base`` (``http://host:port``) + the prefix + the token."""
         return f"{base.rstrip('/')}{PREFIX}?token={self.guard.token}"
 
-    def handle(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Reply:
+    def handle(self, method: str, target: str, headers: dict[str, str], body: bytes | bytearray) -> Reply:
         """One request; ``headers`` with lower-case names, ``target`` the request line's path and query."""
         reply = self._route(method, target, headers, body)
         reply.headers += [
@@ -86,7 +86,7 @@ class ConsoleApp:
         ]
         return reply
 
-    def _route(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Reply:
+    def _route(self, method: str, target: str, headers: dict[str, str], body: bytes | bytearray) -> Reply:
         guard = self.guard
         path, _, query = target.partition("?")
         if not guard.host_allowed(headers.get("host", "")):
@@ -136,7 +136,7 @@ class ConsoleApp:
                 return Reply(200, data, kind, [("Cache-Control", "no-cache")])
         return _error(404, "NotFound", f"No such page: {PREFIX}{rest}")
 
-    def _call(self, operation: str, body: bytes) -> Reply:
+    def _call(self, operation: str, body: bytes | bytearray) -> Reply:
         try:
             request = jsonlimits.loads(body or b"{}")
         except ValueError as error:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..server.app import MAX_REQUEST_BYTES, RequestLog, Response
+from ..server.budget import DEFAULT_BODY_MEMORY_MIB
 from ..server.httpd import HTTPServer
 from ..server.options import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT
 from .api import ConsoleAPI
@@ -88,6 +89,7 @@ class ConsoleServer:
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+        max_body_memory: int = DEFAULT_BODY_MEMORY_MIB * 1024 * 1024,
     ) -> None:
         log = RequestLog(level=1 if verbose else 0)
         self.http = HTTPServer(
@@ -97,6 +99,7 @@ class ConsoleServer:
             max_connections=max_connections,
             idle_timeout=idle_timeout,
             request_timeout=request_timeout,
+            max_body_memory=max_body_memory,
         )
         self.host = self.http.host
         self.port = self.http.port

@@ -62,14 +62,28 @@ def _member_path(parent: str, member: str) -> str:
     return f"{parent}.{name}" if parent else name
 
 
+#: the most characters of a value a message quotes: longer ones are cut, with "..." (how the service cuts a huge
+#: value could not be established; a message must not repeat a 16 MiB value)
+QUOTED_CHARS = 1024
+
+
+def quoted(text: str) -> str:
+    """``text`` as a message quotes it: whole up to :data:`QUOTED_CHARS` characters, else that prefix and
+    ``...``."""
+    return text if len(text) <= QUOTED_CHARS else text[:QUOTED_CHARS] + "..."
+
+
 def render(value: Any) -> str | None:
-    """A value as the service's message shows it (``None`` when its rendering is not established)."""
+    """A value as the service's message shows it (``None`` when its rendering is not established); at most
+    :data:`QUOTED_CHARS` characters of it."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return f"'{'true' if value else 'false'}'"
-    if isinstance(value, (str, int, float)):
-        return f"'{value}'"
+    if isinstance(value, str):
+        return f"'{quoted(value)}'"
+    if isinstance(value, (int, float)):
+        return f"'{quoted(str(value))}'"
     if isinstance(value, list):
         parts = []
         for element in value:
@@ -82,7 +96,7 @@ def render(value: Any) -> str | None:
                 )
             else:
                 return None
-        return f"'[{', '.join(parts)}]'"
+        return "'" + quoted("[" + ", ".join(parts) + "]") + "'"
     return None
 
 

@@ -86,7 +86,7 @@ class Response:
         self.headers = headers
 
 
-def _decoded(headers: dict[str, str], body: bytes) -> bytes:
+def _decoded(headers: dict[str, str], body: bytes | bytearray) -> bytes | bytearray:
     """The request body without its ``Content-Encoding`` (gzip or deflate: botocore's request compression),
     at most :data:`MAX_REQUEST_BYTES` of it."""
     encoding = headers.get("content-encoding", "").strip().lower()
@@ -212,7 +212,7 @@ class RequestLog:
         client: str,
         request_id: str,
         error: str | None = None,
-        request_body: bytes | None = None,
+        request_body: bytes | bytearray | None = None,
         response_body: bytes | None = None,
     ) -> None:
         if self.level < 1 and status < 500:
@@ -385,7 +385,7 @@ class DynamoDBApp:
         return Response(413, body, rid)
 
     def handle(
-        self, method: str, target: str, headers: dict[str, str], body: bytes, client: str = "-"
+        self, method: str, target: str, headers: dict[str, str], body: bytes | bytearray, client: str = "-"
     ) -> Response:
         """Answer one request. ``headers``: lower-cased names; ``target``: path and query of the request line."""
         start = time.perf_counter()
@@ -488,7 +488,7 @@ class DynamoDBApp:
         return response
 
     def _authenticate(
-        self, method: str, target: str, headers: dict[str, str], body: bytes
+        self, method: str, target: str, headers: dict[str, str], body: bytes | bytearray
     ) -> tuple[str, str] | None:
         if self.verifier is not None:
             return self.verifier.verify(method, target, headers, body)

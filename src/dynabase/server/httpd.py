@@ -12,7 +12,10 @@ Limits: request bodies over 16 MiB get a 413 (as DynamoDB), header blocks over 6
 within ``request_timeout`` of needing a second read (trickling bytes does not extend it: 408); a connection idle
 between requests is closed after ``idle_timeout``. At most ``max_connections`` are served at once; at the cap
 the longest-idle connection is closed to admit a new one, else the one waiting longest on its client inside a
-request; a 503 only when every connection is inside the engine. Limits that bite are logged.
+request; a 503 only when every connection is inside the engine. Request bodies in flight share one memory
+budget (``max_body_memory``, :mod:`.budget`): a body over what is left is answered 503 with ``Retry-After``.
+A body is read into one buffer of its declared length (no chunks joined, no copy sliced off it). Limits that
+bite are logged.
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ import zlib
 from typing import Any
 
 from .app import MAX_REQUEST_BYTES, DynamoDBApp
+from .budget import DEFAULT_BODY_MEMORY_MIB, FREE_BYTES, BodyBudget, parsed_size
 from .options import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_REQUEST_TIMEOUT
 
 MAX_HEADER_BYTES = 64 * 1024
 _RECV = 256 * 1024
+_RECV_INTO = 4 * 1024 * 1024  # the most one recv_into asks for
 _REASONS = {
     200: "OK",
     303: "See Other",
@@ -91,7 +96,7 @@ _PHASES = ("idle", "reading a request", "busy", "writing an answer")
 
 
 class _Connection:
-    __slots__ = ("sock", "client", "phase", "since", "evicted", "thread")
+    __slots__ = ("sock", "client", "phase", "since", "evicted", "thread", "held", "parsing")
 
     def __init__(self, sock: socket.socket, client: str) -> None:
         self.sock = sock
@@ -100,6 +105,8 @@ class _Connection:
         self.since = time.monotonic()
         self.evicted = False
         self.thread: threading.Thread | None = None
+        self.held = 0  # bytes of the body budget this connection's request holds
+        self.parsing = 0  # bytes of the parsing budget it holds
 
 
 class _Reader:
@@ -114,13 +121,16 @@ class _Reader:
         self.timeout = timeout
         self.deadline = 0.0
 
-    def recv(self, size: int) -> bytes:
-        now = time.monotonic()
+    def _start(self) -> None:
         if not self.deadline:
+            now = time.monotonic()
             self.deadline = now + self.timeout
             self.state.phase = _READING
             self.state.since = now
-        remaining = self.deadline - now
+
+    def recv(self, size: int) -> bytes:
+        self._start()
+        remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise _Timeout()
         self.conn.settimeout(remaining)
@@ -131,6 +141,21 @@ class _Reader:
         if not chunk:
             raise _Closed()
         return chunk
+
+    def recv_into(self, view: memoryview) -> int:
+        """Fill (part of) ``view`` from the socket; how many bytes arrived."""
+        self._start()
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise _Timeout()
+        self.conn.settimeout(remaining)
+        try:
+            count = self.conn.recv_into(view)
+        except TimeoutError:
+            raise _Timeout() from None
+        if not count:
+            raise _Closed()
+        return count
 
 
 def listen(host: str, port: int, backlog: int = 512) -> socket.socket:
@@ -153,6 +178,7 @@ class HTTPServer:
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        max_body_memory: int = DEFAULT_BODY_MEMORY_MIB * 1024 * 1024,
         backlog: int = 512,
         sock: socket.socket | None = None,
     ) -> None:
@@ -161,6 +187,8 @@ class HTTPServer:
         self.idle_timeout = idle_timeout
         self.request_timeout = request_timeout
         self.max_connections = max_connections
+        self.budget = BodyBudget(max_body_memory)
+        self.parsing = BodyBudget(max_body_memory)
         self.sock = sock if sock is not None else listen(host, port, backlog)
         self.sock.setblocking(False)
         self.host, self.port = self.sock.getsockname()[:2]
@@ -302,6 +330,7 @@ class HTTPServer:
         except Exception as error:  # a bug here must not kill the server
             self.app.log.error(f"connection {state.client}: {error!r}")
         finally:
+            self._release(state)
             with self._lock:
                 self._connections.pop(id(state), None)
             with contextlib.suppress(OSError):
@@ -344,6 +373,9 @@ class HTTPServer:
                 self._reply(conn, app.too_large(error.length), "POST", False)
                 self._drain_and_close(conn)
                 return
+            except _OverBudget as error:
+                self._refuse_body(conn, state, f"a {error.size}-byte body", self.budget)
+                return
             except _BadRequest as error:
                 self._send_error(conn, error.status, str(error))
                 return
@@ -352,20 +384,64 @@ class HTTPServer:
                 conn.settimeout(idle_timeout)
             # -- answer
             state.phase = _BUSY
+            if len(body) > FREE_BYTES:  # what parsing it costs, once that fits (see .budget)
+                cost = parsed_size(body)
+                if not self.parsing.take(cost, self.request_timeout):
+                    what = f"parsing a {len(body)}-byte body (~{cost} bytes)"
+                    self._refuse_body(conn, state, what, self.parsing)
+                    return
+                state.parsing = cost
             response = app.handle(method, target, headers, body, state.client)
             if self._stopping.is_set() or state.evicted:
                 keep_alive = False
             state.since = time.monotonic()
             state.phase = _WRITING
             self._reply(conn, response, method, keep_alive)
+            del body, response  # before the budget is released: an idle connection holds neither
+            self._release(state)
             if not keep_alive:
                 with contextlib.suppress(OSError):
                     conn.shutdown(socket.SHUT_WR)
                 return
 
+    def _charge(self, state: _Connection, total: int) -> None:
+        """Hold ``total`` bytes of the body budget for ``state``'s request (more than it holds already);
+        :class:`_OverBudget` when they do not fit. Small bodies are free (:data:`.budget.FREE_BYTES`)."""
+        if total > FREE_BYTES and total > state.held:
+            if not self.budget.take(total - state.held):
+                raise _OverBudget(total)
+            state.held = total
+
+    def _release(self, state: _Connection) -> None:
+        if state.held:
+            self.budget.give(state.held)
+            state.held = 0
+        if state.parsing:
+            self.parsing.give(state.parsing)
+            state.parsing = 0
+
+    def _refuse_body(self, conn: socket.socket, state: _Connection, what: str, budget: BodyBudget) -> None:
+        """503 with Retry-After when ``what`` does not fit ``budget``, then close (a body may be unread)."""
+        body = (
+            b'{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException",'
+            b'"Message":"Too many large requests in flight; retry later"}'
+        )
+        rid = self.app.request_id()
+        self.app.log.request(
+            "-", "-", 503, 0.0, state.client, rid,
+            f"{what} does not fit the memory for bodies in flight ({budget.used} of {budget.limit} bytes, "
+            "--max-body-memory)",
+        )  # fmt: skip
+        with contextlib.suppress(OSError):
+            conn.settimeout(1.0)
+            conn.sendall(
+                self._head(503, body, rid, "application/x-amz-json-1.0", [("Retry-After", "1")], True) + body
+            )
+        self._drain_and_close(conn)
+
     def _read_request(
         self, reader: _Reader, buf: bytes
-    ) -> tuple[str, str, dict[str, str], bool, bytes, bytes]:
+    ) -> tuple[str, str, dict[str, str], bool, bytes | bytearray, bytes]:
         """One request from ``buf`` and then the socket: (method, target, headers, keep-alive, body, what
         follows it)."""
         end = buf.find(b"\r\n\r\n")
@@ -381,21 +457,20 @@ class HTTPServer:
         buf = buf[end + 4 :]
         chunked, length = _framing(version, headers)
         expect_continue = "expect" in headers and headers["expect"].lower() == "100-continue"
+        body: bytes | bytearray
         if chunked:
             body, buf = self._read_chunked(reader, buf, expect_continue)
         else:
             if length > self.max_body:
                 raise _TooLarge(length)
-            if len(buf) >= length:
-                body, buf = buf[:length], buf[length:]
-            else:
-                if expect_continue:
-                    reader.conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
-                body, buf = _read_exactly(reader, buf, length)
+            self._charge(reader.state, length)
+            if expect_continue and len(buf) < length:
+                reader.conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+            body, buf = _read_exactly(reader, buf, length)
         return method, target, headers, _keep_alive(version, headers), body, buf
 
-    def _read_chunked(self, reader: _Reader, buf: bytes, expect_continue: bool) -> tuple[bytes, bytes]:
-        parts: list[bytes] = []
+    def _read_chunked(self, reader: _Reader, buf: bytes, expect_continue: bool) -> tuple[bytearray, bytes]:
+        body = bytearray()
         total = 0
         while True:
             end = buf.find(b"\r\n")
@@ -425,14 +500,15 @@ class HTTPServer:
                         end = buf.find(b"\r\n")
                     line, buf = buf[:end], buf[end + 2 :]
                     if not line:
-                        return b"".join(parts), buf
+                        return body, buf
             total += size
             if total > self.max_body:
                 raise _TooLarge(None)
+            self._charge(reader.state, total)
             data, buf = _read_exactly(reader, buf, size + 2)
             if data[size:] != b"\r\n":
                 raise _BadRequest(400, "Invalid chunk: no CRLF after its data")
-            parts.append(data[:size])
+            body += memoryview(data)[:size]
 
     # -- writing -----------------------------------------------------------------------------------------------
 
@@ -557,6 +633,14 @@ class HTTPServer:
         return len(leftover)
 
 
+class _OverBudget(Exception):
+    """The body does not fit the memory left for bodies in flight."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
+
+
 class _TooLarge(Exception):
     def __init__(self, length: int | None) -> None:
         super().__init__(length)
@@ -570,16 +654,19 @@ def _client_name(address: Any) -> str:
     return f"{address[0]}:{address[1]}" if isinstance(address, tuple) else str(address)
 
 
-def _read_exactly(reader: _Reader, buf: bytes, length: int) -> tuple[bytes, bytes]:
-    """``length`` bytes (``buf`` first, then the socket) and what was read past them."""
-    parts = [buf]
+def _read_exactly(reader: _Reader, buf: bytes, length: int) -> tuple[bytes | bytearray, bytes]:
+    """``length`` bytes (``buf`` first, then the socket) and what ``buf`` held past them. What ``buf`` lacks
+    is received straight into one buffer of ``length`` bytes: never past ``length`` (the next request stays
+    in the socket), never a chunk list joined and sliced (three whole copies of a 16 MiB body)."""
+    if len(buf) >= length:
+        return buf[:length], buf[length:]
+    body = bytearray(length)
     have = len(buf)
-    while have < length:
-        chunk = reader.recv(min(max(length - have, 65536), 4 * 1024 * 1024))
-        parts.append(chunk)
-        have += len(chunk)
-    data = b"".join(parts)
-    return data[:length], data[length:]
+    body[:have] = buf
+    with memoryview(body) as view:
+        while have < length:
+            have += reader.recv_into(view[have : min(length, have + _RECV_INTO)])
+    return body, b""
 
 
 def _framing(version: str, headers: dict[str, str]) -> tuple[bool, int]:

@@ -33,14 +33,14 @@ def _refuse_constant(name: str) -> Any:
 _std_decoder = json.JSONDecoder(parse_constant=_refuse_constant)
 
 
-def _bounded(body: bytes) -> None:
+def _bounded(body: bytes | bytearray) -> None:
     try:
         jsonlimits.check(body)
     except jsonlimits.TooDeep as error:
         raise JSONError(str(error)) from None
 
 
-def _std_loads(body: bytes) -> Any:
+def _std_loads(body: bytes | bytearray) -> Any:
     _bounded(body)
     try:
         text = body.decode("utf-8")
@@ -54,7 +54,7 @@ def _std_loads(body: bytes) -> Any:
         raise JSONError(str(error)) from None
 
 
-def _orjson_loads(body: bytes) -> Any:
+def _orjson_loads(body: bytes | bytearray) -> Any:
     _bounded(body)
     try:
         return _orjson.loads(body)

@@ -10,6 +10,7 @@ import errno
 from typing import Any
 
 from .access import host_argument, origin_argument
+from .budget import DEFAULT_BODY_MEMORY_MIB
 
 #: connections served at once; at the cap the longest-idle (then the longest-stalled) one makes room
 DEFAULT_MAX_CONNECTIONS = 512
@@ -127,6 +128,15 @@ def add_limit_arguments(p: argparse.ArgumentParser) -> None:
         help="a request's head and body must arrive within this many seconds of its first byte, else 408 "
         "(default: %(default)s)",
     )
+    p.add_argument(
+        "--max-body-memory",
+        type=_mebibytes,
+        default=DEFAULT_BODY_MEMORY_MIB * 1024 * 1024,
+        metavar="MIB",
+        help="MiB of request bodies held at once across connections, and as much again for what they parse "
+        "to: a body over what is left is answered 503 with Retry-After, a parse waits up to --request-timeout "
+        f"(bodies up to 64 KiB are not counted; default: {DEFAULT_BODY_MEMORY_MIB})",
+    )
 
 
 def add_adopt(p: argparse.ArgumentParser) -> None:
@@ -164,6 +174,11 @@ def _positive(kind: type) -> Any:
 
     parse.__name__ = kind.__name__
     return parse
+
+
+def _mebibytes(text: str) -> int:
+    """A positive whole number of MiB, in bytes."""
+    return int(_positive(int)(text)) * 1024 * 1024
 
 
 def port_number(text: str) -> int:

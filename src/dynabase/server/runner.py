@@ -166,7 +166,8 @@ def run_in_thread(
     SigV4 signatures), ``log_level`` (0 quiet, 1 every request, 2 bodies too), ``log_stream``,
     ``cors_origins`` (browser origins granted access), ``allowed_hosts`` (``Host`` names answered besides
     localhost and IP addresses; both only matter without ``credentials``), ``adopt`` (use another
-    application's SQLite file all the same), and the HTTP limits ``max_connections``, ``idle_timeout``, ``request_timeout``.
+    application's SQLite file all the same), and the HTTP limits ``max_connections``, ``idle_timeout``,
+    ``request_timeout``, ``max_body_memory`` (bytes).
     """
     server = Server(engine, host=host, port=port, **options).start()
     return server.url, server.stop
@@ -216,7 +217,8 @@ def _announce(server: Server, secrets: dict[str, str], err: TextIO) -> None:
     server.app.log.event(
         f"limits: {server.http.max_connections} connections (--max-connections), idle "
         f"{server.http.idle_timeout:g}s (--idle-timeout), request {server.http.request_timeout:g}s "
-        "(--request-timeout)",
+        f"(--request-timeout), {server.http.budget.limit // (1024 * 1024)} MiB of bodies in flight "
+        "(--max-body-memory)",
         "info",
         verbose=True,
     )
@@ -237,7 +239,7 @@ def serve(
     """``dynabase serve``: run until SIGTERM/SIGINT, then stop gracefully. ``options`` has the command's
     arguments (``db``, ``host``, ``port``, ``region``, ``shared_db``, ``credentials``, ``access_key``,
     ``secret_key``, ``verbosity``, ``shutdown_timeout``, ``max_connections``, ``idle_timeout``,
-    ``request_timeout``); ``stop_signals(on_stop)`` installs the signal handlers for the run (the CLI's
+    ``request_timeout``, ``max_body_memory``); ``stop_signals(on_stop)`` installs the signal handlers for the run (the CLI's
     ``dynabase.cli.signals.stop_on_signals``) and yields the event they set."""
     err = sys.stderr
     try:
@@ -248,7 +250,7 @@ def serve(
     level = max(0, min(2, 1 + int(getattr(options, "verbosity", 0))))
     limits = {
         name: getattr(options, name)
-        for name in ("max_connections", "idle_timeout", "request_timeout")
+        for name in ("max_connections", "idle_timeout", "request_timeout", "max_body_memory")
         if getattr(options, name, None) is not None
     }
     _make_room_for_descriptors(limits.get("max_connections", DEFAULT_MAX_CONNECTIONS))

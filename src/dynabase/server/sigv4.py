@@ -136,7 +136,7 @@ def canonical_query(query: str) -> str:
     return "&".join(f"{key}={value}" for key, value in pairs)
 
 
-def payload_hash_of(headers: dict[str, str], body: bytes) -> str:
+def payload_hash_of(headers: dict[str, str], body: bytes | bytearray) -> str:
     """The payload hash for the canonical request: always the SHA-256 of the bytes received.
 
     ``X-Amz-Content-Sha256`` is never trusted: a value that is not that hash (another body's, or
@@ -175,7 +175,9 @@ class Verifier:
             self._keys[cache_key] = key
         return key
 
-    def verify(self, method: str, target: str, headers: dict[str, str], body: bytes) -> tuple[str, str]:
+    def verify(
+        self, method: str, target: str, headers: dict[str, str], body: bytes | bytearray
+    ) -> tuple[str, str]:
         """Raise :class:`AuthError` unless the request is signed by a known key; return (access key, region).
 
         ``target`` is the request-target of the request line (path and query), ``headers`` lower-cased names.
