@@ -11,7 +11,8 @@ AWS-only with a reference, and this list names each difference explicitly.  Two 
 
 Behaviour differences that are not a matter of wording (UpdateTable's billing rules, stream ARN validation...)
 are tests marked ``@pytest.mark.aws_only(reason=..., ref=...)``: they run on the embedded engine and the
-server and are skipped on DynamoDB Local.
+server and are skipped on DynamoDB Local.  ``BEHAVIOURS`` lists those of issue 25 (item 4), and their tests take
+their reason and reference from it.
 """
 
 from __future__ import annotations
@@ -160,6 +161,32 @@ DIFFERENCES: tuple[Difference, ...] = (
         ref=INDEX_KEY_SIZE_REF,
     ),
 )
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """One known case where Local's answer differs from AWS's in outcome (its tests are ``aws_only``)."""
+
+    name: str
+    #: what DynamoDB Local does instead
+    local: str
+    #: where AWS's answer is established
+    ref: str
+
+
+BEHAVIOURS: tuple[Behaviour, ...] = (
+    Behaviour(
+        name="PartiQL INSERT of an existing primary key",
+        local="answers the error code 'DuplicateItem' (the modelled type is DuplicateItemException)",
+        ref="DynamoDB developer guide, 'PartiQL insert statements for DynamoDB' (an existing primary key: "
+        "'DuplicateItemException is returned'); botocore's dynamodb model (ExecuteStatement's errors)",
+    ),
+)
+
+
+def behaviour(name: str) -> Behaviour:
+    """The listed behaviour difference called ``name``."""
+    return next(known for known in BEHAVIOURS if known.name == name)
 
 
 def difference(code: str, local_message: str | None, aws_message: str | None) -> Difference | None:
