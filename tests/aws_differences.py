@@ -18,7 +18,9 @@ their reason and reference from it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 _VALIDATION_PREFIX = r"\d+ validation errors? detected: "
 
@@ -172,6 +174,26 @@ class Behaviour:
     local: str
     #: where AWS's answer is established
     ref: str
+    #: for the differential harness: whether Local's error view and the engine's differ by this alone
+    explains: Callable[[dict[str, Any], dict[str, Any]], bool] | None = None
+
+
+_GET_KEY_SHAPE = (
+    "The number of conditions on the keys is invalid",
+    "One of the required keys was not given a value",
+)
+
+
+def _get_key_shape(local: dict[str, Any], aws: dict[str, Any]) -> bool:
+    """Local's reason-less cancellation against AWS's cancellation with a ValidationError reason."""
+    code = "TransactionCanceledException"
+    reasons = aws.get("CancellationReasons") or []
+    return (
+        local.get("Code") == aws.get("Code") == code
+        and local.get("Message") in _GET_KEY_SHAPE
+        and "CancellationReasons" not in local
+        and [r.get("Message") for r in reasons if r.get("Code") == "ValidationError"] == [local["Message"]]
+    )
 
 
 BEHAVIOURS: tuple[Behaviour, ...] = (
@@ -181,12 +203,26 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         ref="DynamoDB developer guide, 'PartiQL insert statements for DynamoDB' (an existing primary key: "
         "'DuplicateItemException is returned'); botocore's dynamodb model (ExecuteStatement's errors)",
     ),
+    Behaviour(
+        name="TransactGetItems with a key missing an attribute",
+        local="answers TransactionCanceledException with the key check's message and no CancellationReasons",
+        ref="https://github.com/paritysuite/dynamodb-conformance/pull/10 (tests/tier3/error-messages/"
+        "transactGetItems.test.ts, run against AWS: an empty Key answers 'Transaction cancelled, please refer "
+        "cancellation reasons for specific reasons [ValidationError]' with one ValidationError reason); "
+        "https://github.com/nubo-db/dynoxide/issues/19; the reason's Message is not established (Local's text)",
+        explains=_get_key_shape,
+    ),
 )
 
 
 def behaviour(name: str) -> Behaviour:
     """The listed behaviour difference called ``name``."""
     return next(known for known in BEHAVIOURS if known.name == name)
+
+
+def explained_behaviour(local: dict[str, Any], aws: dict[str, Any]) -> Behaviour | None:
+    """The listed behaviour difference that explains Local's error view ``local`` where AWS answers ``aws``."""
+    return next((known for known in BEHAVIOURS if known.explains and known.explains(local, aws)), None)
 
 
 def difference(code: str, local_message: str | None, aws_message: str | None) -> Difference | None:
