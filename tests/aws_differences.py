@@ -212,6 +212,16 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         "https://github.com/nubo-db/dynoxide/issues/19; the reason's Message is not established (Local's text)",
         explains=_get_key_shape,
     ),
+    Behaviour(
+        name="tagging calls on an ARN that is not one of this account's tables",
+        local="does not implement tagging (UnknownOperationException 'Tagging is not currently supported')",
+        ref="https://github.com/ExtendDB/extenddb/pull/227 (verified against DynamoDB: another service's or "
+        "account's ARN AccessDeniedException, checked before the region; another region or a non-table "
+        "DynamoDB ARN ValidationException; a missing table ResourceNotFoundException); "
+        "https://github.com/scylladb/scylladb/pull/26179 (a missing table: ResourceNotFoundException, passing on "
+        "DynamoDB); https://github.com/turbot/steampipe-plugin-aws/issues/1516 (AWS's not-found message). "
+        "AWS's AccessDeniedException text names the caller's principal: the engine's is its own",
+    ),
 )
 
 

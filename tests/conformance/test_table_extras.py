@@ -19,6 +19,7 @@ import datetime
 import pytest
 from botocore.exceptions import ClientError
 
+from aws_differences import behaviour
 from ddb_helpers import assert_client_error, table_request, unique_table_name
 
 PROTECTED = "Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first."
@@ -178,6 +179,14 @@ def table_arn(client, hash_table, backend_name):
     return client.describe_table(TableName=hash_table)["Table"]["TableArn"]
 
 
+#: each tagging call and the rest of a valid request
+TAG_CALLS = {
+    "tag_resource": {"Tags": [{"Key": "a", "Value": "1"}]},
+    "untag_resource": {"TagKeys": ["a"]},
+    "list_tags_of_resource": {},
+}
+
+
 def tags_of(client, arn):
     response = client.list_tags_of_resource(ResourceArn=arn)
     assert "NextToken" not in response
@@ -219,14 +228,10 @@ def test_tags_go_with_the_table(client, make_table, backend_name):
     assert tags_of(client, arn) == []
 
 
-@pytest.mark.parametrize("operation", ["tag_resource", "untag_resource", "list_tags_of_resource"])
+@pytest.mark.parametrize("operation", TAG_CALLS)
 def test_tagging_unknown_table(client, table_arn, operation):
     arn = table_arn.rsplit("/", 1)[0] + "/" + unique_table_name()
-    params = {
-        "tag_resource": {"Tags": [{"Key": "a", "Value": "1"}]},
-        "untag_resource": {"TagKeys": ["a"]},
-        "list_tags_of_resource": {},
-    }[operation]
+    params = TAG_CALLS[operation]
     assert_client_error(
         lambda: getattr(client, operation)(ResourceArn=arn, **params), "ResourceNotFoundException"
     )
@@ -235,6 +240,38 @@ def test_tagging_unknown_table(client, table_arn, operation):
 @pytest.mark.parametrize("arn", ["not-an-arn", "arn:aws:dynamodb:xx"])
 def test_tagging_invalid_arn(client, table_arn, arn):
     assert_client_error(lambda: client.list_tags_of_resource(ResourceArn=arn), "ValidationException")
+
+
+FOREIGN_ARN = behaviour("tagging calls on an ARN that is not one of this account's tables")
+
+
+def _arn_with(arn: str, position: int, value: str) -> str:
+    parts = arn.split(":", 5)
+    parts[position] = value
+    return ":".join(parts)
+
+
+@pytest.mark.aws_only(reason=FOREIGN_ARN.local, ref=FOREIGN_ARN.ref)
+@pytest.mark.parametrize(
+    "change, code",
+    [
+        (lambda arn: _arn_with(arn, 4, "111122223333"), "AccessDeniedException"),  # another account
+        (
+            lambda arn: _arn_with(_arn_with(arn, 4, "111122223333"), 3, "xx-nowhere-1"),
+            "AccessDeniedException",
+        ),
+        (lambda arn: "arn:aws:s3:::" + arn.rsplit("/", 1)[1], "AccessDeniedException"),  # another service
+        (lambda arn: _arn_with(arn, 3, "xx-nowhere-1"), "ValidationException"),  # another region
+        (lambda arn: arn.replace(":table/", ":backup/"), "ValidationException"),  # not a table
+        (lambda arn: arn + "x", "ResourceNotFoundException"),  # no such table in this account
+    ],
+    ids=["account", "account-before-region", "service", "region", "resource-type", "missing-table"],
+)
+@pytest.mark.parametrize("operation", TAG_CALLS)
+def test_tagging_foreign_arn(client, table_arn, operation, change, code):
+    params = TAG_CALLS[operation]
+    assert_client_error(lambda: getattr(client, operation)(ResourceArn=change(table_arn), **params), code)
+    assert tags_of(client, table_arn) == []
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ResourceNotFoundException, ValidationException, error_class
+from ..errors import AccessDeniedException, ResourceNotFoundException, ValidationException, error_class
 from .schema import Table
 
 if TYPE_CHECKING:
@@ -21,17 +21,26 @@ if TYPE_CHECKING:
 MAX_TAGS = 50
 _ARN = re.compile(r"^arn:aws[a-zA-Z-]*:dynamodb:[^:]*:[^:]*:table/([^/]+)$")
 TableNotFoundException = error_class("TableNotFoundException")
+#: AWS answers AccessDeniedException naming the caller's principal, which an engine without identities does not
+#: have; this text is the engine's own
+_NOT_THIS_ACCOUNT = "Not authorized: the resource is not one of this account's DynamoDB tables"
 
 
 def _table_of(engine: Engine, arn: Any) -> Table:
-    match = _ARN.match(arn) if isinstance(arn, str) else None
+    """The table a tagging call's ``ResourceArn`` names, checked as AWS checks it: an ARN of another service or
+    account is denied (before its region is looked at), one of another region or resource type is invalid, and
+    a table this account does not have is not found."""
+    parts = arn.split(":", 5) if isinstance(arn, str) and arn.startswith("arn:") else []
+    if (len(parts) > 2 and parts[2] != "dynamodb") or (len(parts) == 6 and parts[4] != engine.catalog.account):
+        raise AccessDeniedException(f"{_NOT_THIS_ACCOUNT}: {arn}")
+    match = _ARN.match(arn) if len(parts) == 6 and parts[3] == engine.catalog.region else None
     if match is None:
         raise ValidationException(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")
     try:
         table = engine.catalog.get(match.group(1))
     except ResourceNotFoundException:
         table = None
-    if table is None or engine.catalog.arn(table.name) != arn:
+    if table is None:
         raise ResourceNotFoundException(f"Requested resource not found: ResourcArn: {arn} not found")
     return table
 
