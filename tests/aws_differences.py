@@ -222,6 +222,14 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         "DynamoDB); https://github.com/turbot/steampipe-plugin-aws/issues/1516 (AWS's not-found message). "
         "AWS's AccessDeniedException text names the caller's principal: the engine's is its own",
     ),
+    Behaviour(
+        name="tags given to CreateTable",
+        local="accepts and drops them (no tags are kept, so none are checked)",
+        ref="botocore's dynamodb model (Tag: 'You can add up to 50 tags to a single DynamoDB table', 'aws:' "
+        "prefixed names 'the user cannot assign', 'Each DynamoDB table can only have up to one tag with the same "
+        "key'); DynamoDB developer guide, 'Tagging restrictions in DynamoDB'. The messages are the engine's "
+        "TagResource messages: AWS's could not be established",
+    ),
 )
 
 

@@ -173,6 +173,32 @@ def test_create_table_with_tags(client, create_table, backend_name):
         assert tags == [{"Key": "team", "Value": "data"}]
 
 
+CREATE_TAGS = behaviour("tags given to CreateTable")
+
+
+@pytest.mark.aws_only(reason=CREATE_TAGS.local, ref=CREATE_TAGS.ref)
+def test_create_table_with_a_tag_key_given_twice_keeps_one(client, create_table):
+    tags = [{"Key": "team", "Value": "a"}, {"Key": "team", "Value": "b"}]
+    description = create_table(**table_request(unique_table_name(), ("pk:S",), Tags=tags))["TableDescription"]
+    assert client.list_tags_of_resource(ResourceArn=description["TableArn"])["Tags"] == [
+        {"Key": "team", "Value": "b"}
+    ]
+
+
+@pytest.mark.aws_only(reason=CREATE_TAGS.local, ref=CREATE_TAGS.ref)
+@pytest.mark.parametrize(
+    "tags",
+    [[{"Key": "aws:reserved", "Value": "1"}], [{"Key": f"k{i}", "Value": "1"} for i in range(51)]],
+    ids=["aws-prefix", "too-many"],
+)
+def test_create_table_with_invalid_tags(client, tags):
+    name = unique_table_name()
+    assert_client_error(
+        lambda: client.create_table(**table_request(name, ("pk:S",), Tags=tags)), "ValidationException"
+    )
+    assert name not in client.list_tables()["TableNames"]
+
+
 @pytest.fixture
 def table_arn(client, hash_table, backend_name):
     not_on_local(backend_name, "tagging")
