@@ -11,10 +11,9 @@ request                       DynamoDB Local                   AWS DynamoDB     
 no Authorization header       400 MissingAuthenticationToken   400 MissingAuthentication-        as Local (as the
                                                                TokenException                    service when
                                                                                                  verifying)
-GET/HEAD ``/`` unsigned       400 MissingAuthenticationToken   200 ``healthy: ...``              as Local, so
-                                                                                                 health checks
-                                                                                                 written for it
-                                                                                                 still pass
+GET/HEAD ``/`` unsigned       400 MissingAuthenticationToken   200 ``healthy: dynamodb.<region>  as the service
+                                                               .amazonaws.com `` (architect/
+                                                               dynalite's tests, run against it)
 GET/HEAD ``/healthz``         (as above)                       (as above)                        200 ``healthy``
 GET, signed                   500 InternalFailure              404                               400 UnknownOp...
 missing/garbled X-Amz-Target  500 InternalFailure              400 UnknownOperationException      400 UnknownOp...
@@ -305,6 +304,8 @@ class DynamoDBApp:
         self.verifier = verifier
         self.log = log or RequestLog(level=0)
         self.region = region
+        #: the service's answer to an unsigned ``GET /``, its trailing space included
+        self.health_body = f"healthy: dynamodb.{region}.amazonaws.com ".encode()
         self.max_namespaces = max_namespaces
         #: the Host check and the origins granted CORS (default: local names only, no other origin)
         self.access = access or Access()
@@ -412,6 +413,9 @@ class DynamoDBApp:
                 if path in ("/healthz", "/health"):
                     op = "health"
                     return Response(200, b"healthy: dynabase", rid, "text/plain", extra)
+                if path == "/" and not headers.get("authorization"):  # the service's health check
+                    op = "health"
+                    return Response(200, self.health_body, rid, "text/plain", extra)
             identity = self._authenticate(method, target, headers, body)
             if method == "GET" or method == "HEAD":
                 raise _Refusal(400, _DDB + "UnknownOperationException", _UNKNOWN_OPERATION)
