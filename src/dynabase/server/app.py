@@ -35,7 +35,6 @@ the web console (:mod:`dynabase.console`) instead; a health check's ``GET /`` ke
 
 from __future__ import annotations
 
-import gzip
 import itertools
 import os
 import re
@@ -47,7 +46,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from ..errors import DynamoDBError, SerializationException
-from . import jsonio
+from . import compression, jsonio
 from .access import Access
 from .shapes import Models
 from .sigv4 import AuthError, Verifier, access_key_and_region
@@ -93,46 +92,29 @@ def _decoded(headers: dict[str, str], body: bytes) -> bytes:
         return body
     if encoding not in ("gzip", "x-gzip", "deflate"):
         raise SerializationException(f"Unsupported Content-Encoding: {encoding}")
-    # gzip: its header and trailer; deflate: the zlib wrapper (RFC 9110), or raw deflate as some clients send
+    # gzip: its header and trailer, members one after another as RFC 1952 allows (and DynamoDB reads); deflate:
+    # the zlib wrapper (RFC 9110), or raw deflate as some clients send
     windows = (16 + zlib.MAX_WBITS,) if encoding != "deflate" else (zlib.MAX_WBITS, -zlib.MAX_WBITS)
     for wbits in windows:
-        decoder = zlib.decompressobj(wbits)
+        data, rest = b"", body
         try:
-            data = decoder.decompress(body, MAX_REQUEST_BYTES + 1)
+            while True:
+                decoder = zlib.decompressobj(wbits)
+                data += decoder.decompress(rest, MAX_REQUEST_BYTES + 1 - len(data))
+                rest = decoder.unused_data
+                if len(data) > MAX_REQUEST_BYTES:
+                    raise _Refusal(
+                        413,
+                        "com.amazon.coral.service#RequestEntityTooLargeException",
+                        f"Request payload exceeds the maximum of {MAX_REQUEST_BYTES} bytes",
+                    )
+                if not decoder.eof or not rest or wbits != 16 + zlib.MAX_WBITS:
+                    break
         except zlib.error:
             continue
-        if len(data) > MAX_REQUEST_BYTES:
-            raise _Refusal(
-                413,
-                "com.amazon.coral.service#RequestEntityTooLargeException",
-                f"Request payload exceeds the maximum of {MAX_REQUEST_BYTES} bytes",
-            )
-        if decoder.eof and not decoder.unused_data:
+        if decoder.eof and not rest:
             return data
     raise SerializationException(f"The request body is not valid {encoding} data")
-
-
-def _accepts_gzip(headers: dict[str, str]) -> bool:
-    """Whether ``Accept-Encoding`` names gzip with a quality above zero (RFC 9110, 12.5.3; ``*`` alone does not
-    turn compression on: clients that want it name it)."""
-    for entry in headers.get("accept-encoding", "").split(","):
-        coding, _, params = entry.partition(";")
-        if coding.strip().lower() not in ("gzip", "x-gzip"):
-            continue
-        quality = params.strip().lower()
-        if not quality.startswith("q="):
-            return True
-        try:
-            return float(quality[2:]) > 0
-        except ValueError:
-            return False
-    return False
-
-
-def _compress(response: Response) -> None:
-    """Compress a response's body with gzip (the client sent ``Accept-Encoding: gzip``)."""
-    response.body = gzip.compress(response.body, compresslevel=5)
-    response.headers = [*(response.headers or ()), ("Content-Encoding", "gzip")]
 
 
 class _Refusal(Exception):
@@ -472,10 +454,11 @@ class DynamoDBApp:
             body_out = jsonio.dumps({"__type": _DDB + "InternalFailure", "Message": _INTERNAL_MESSAGE})
             response = Response(500, body_out, rid, JSON_CONTENT_TYPE, extra)
             error = "InternalFailure"
-        if (
-            response.body and "gzip" in headers.get("accept-encoding", "") and _accepts_gzip(headers)
-        ):  # cheap first
-            _compress(response)
+        if len(response.body) >= compression.THRESHOLD and "accept-encoding" in headers:
+            coding = compression.negotiate(headers["accept-encoding"])
+            if coding is not None:
+                response.body = compression.compress(response.body, coding)
+                response.headers = [*(response.headers or ()), ("Content-Encoding", coding)]
         log = self.log
         if log.level >= 1 or response.status >= 500:
             log.request(
