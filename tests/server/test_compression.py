@@ -8,7 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -67,16 +67,10 @@ def test_decompressed_size_is_limited(server: str) -> None:
     assert response.status == 413, response
 
 
-@pytest.fixture(scope="module")
-def big_item(server: str, ddb: Any) -> Iterator[Callable[..., Any]]:
+@pytest.fixture
+def big_item(server: str, ddb: Any, make_table: Any) -> Callable[..., Any]:
     """``get(headers, size=5000)``: a raw GetItem whose answer is ``size`` bytes long, on a table of its own."""
-    name = "compressed-answers"
-    ddb.create_table(
-        TableName=name,
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    name = make_table()
     request = json.dumps({"TableName": name, "Key": {"pk": {"S": "a"}}}).encode()
 
     def get(headers: dict[str, str | None], size: int = 5000, overhead: int = 0) -> Any:
@@ -84,11 +78,7 @@ def big_item(server: str, ddb: Any) -> Iterator[Callable[..., Any]]:
         return raw_request(server, TARGET + "GetItem", request, headers=headers)
 
     overhead = len(get({}, size=0).body)  # the answer around an empty x
-
-    try:
-        yield lambda headers, size=5000: get(headers, size, overhead)
-    finally:
-        ddb.delete_table(TableName=name)
+    return lambda headers, size=5000: get(headers, size, overhead)
 
 
 def _decoded_answer(response: Any) -> bytes:
