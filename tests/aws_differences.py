@@ -230,6 +230,25 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         "key'); DynamoDB developer guide, 'Tagging restrictions in DynamoDB'. The messages are the engine's "
         "TagResource messages: AWS's could not be established",
     ),
+    Behaviour(
+        name="BatchWriteItem and BatchGetItem capacity of missing items",
+        local="bills a batch delete of a missing item 2 write units and a batch get of one 0 read units",
+        ref="https://github.com/awslabs/amazon-dynamodb-local-samples/issues/7 (verified against DynamoDB: 1.0 "
+        "for the delete, as DeleteItem; 0.5 eventually consistent or 1.0 strongly consistent for the get, as "
+        "GetItem)",
+    ),
+    Behaviour(
+        name="dynabase serve's answer to an unsigned GET /",
+        local="answers 400 MissingAuthenticationToken",
+        ref="architect/dynalite test/connection.js (its suite runs against AWS): 200 'healthy: "
+        "dynamodb.<region>.amazonaws.com ', the trailing space included (a server test: tests/server)",
+    ),
+    Behaviour(
+        name="dynabase serve's compressed answers",
+        local="never compresses",
+        ref="scylladb/scylladb test/alternator/test_compressed_response.py (run against AWS): answers of 4096 "
+        "bytes or more, gzip or deflate as Accept-Encoding prefers (a server test: tests/server)",
+    ),
 )
 
 
