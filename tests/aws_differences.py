@@ -238,6 +238,14 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         "GetItem)",
     ),
     Behaviour(
+        name="TransactGetItems capacity split as read units",
+        local="gives CapacityUnits alone",
+        ref="https://github.com/ExtendDB/extenddb/issues/77 (DynamoDB's answer under INDEXES: 'CapacityUnits':4.0, "
+        "'ReadCapacityUnits':4.0, 'Table': {'ReadCapacityUnits':4.0, 'CapacityUnits':4.0}); "
+        "https://github.com/paritysuite/dynamodb-conformance/issues/69 (run against AWS: the split is given by "
+        "transactional operations only). Under TOTAL the top-level split is inferred from those, not captured",
+    ),
+    Behaviour(
         name="dynabase serve's answer to an unsigned GET /",
         local="answers 400 MissingAuthenticationToken",
         ref="architect/dynalite test/connection.js (its suite runs against AWS): 200 'healthy: "

@@ -448,6 +448,6 @@ def transact_get_items(engine: Engine, req: dict) -> dict:
             c.table_units += 2 * max(1.0, read_units(size, True))
     out: dict[str, Any] = {}
     if mode != "NONE":
-        out["ConsumedCapacity"] = [c.response(mode) for c in consumed.values()]
+        out["ConsumedCapacity"] = [c.response(mode, "Read") for c in consumed.values()]
     out["Responses"] = responses
     return out
