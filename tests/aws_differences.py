@@ -11,13 +11,16 @@ AWS-only with a reference, and this list names each difference explicitly.  Two 
 
 Behaviour differences that are not a matter of wording (UpdateTable's billing rules, stream ARN validation...)
 are tests marked ``@pytest.mark.aws_only(reason=..., ref=...)``: they run on the embedded engine and the
-server and are skipped on DynamoDB Local.
+server and are skipped on DynamoDB Local.  ``BEHAVIOURS`` lists those of issue 25 (item 4), and their tests take
+their reason and reference from it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 _VALIDATION_PREFIX = r"\d+ validation errors? detected: "
 
@@ -160,6 +163,111 @@ DIFFERENCES: tuple[Difference, ...] = (
         ref=INDEX_KEY_SIZE_REF,
     ),
 )
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """One known case where Local's answer differs from AWS's in outcome (its tests are ``aws_only``)."""
+
+    name: str
+    #: what DynamoDB Local does instead
+    local: str
+    #: where AWS's answer is established
+    ref: str
+    #: for the differential harness: whether Local's error view and the engine's differ by this alone
+    explains: Callable[[dict[str, Any], dict[str, Any]], bool] | None = None
+
+
+_GET_KEY_SHAPE = (
+    "The number of conditions on the keys is invalid",
+    "One of the required keys was not given a value",
+)
+
+
+def _get_key_shape(local: dict[str, Any], aws: dict[str, Any]) -> bool:
+    """Local's reason-less cancellation against AWS's cancellation with a ValidationError reason."""
+    code = "TransactionCanceledException"
+    reasons = aws.get("CancellationReasons") or []
+    return (
+        local.get("Code") == aws.get("Code") == code
+        and local.get("Message") in _GET_KEY_SHAPE
+        and "CancellationReasons" not in local
+        and [r.get("Message") for r in reasons if r.get("Code") == "ValidationError"] == [local["Message"]]
+    )
+
+
+BEHAVIOURS: tuple[Behaviour, ...] = (
+    Behaviour(
+        name="PartiQL INSERT of an existing primary key",
+        local="answers the error code 'DuplicateItem' (the modelled type is DuplicateItemException)",
+        ref="DynamoDB developer guide, 'PartiQL insert statements for DynamoDB' (an existing primary key: "
+        "'DuplicateItemException is returned'); botocore's dynamodb model (ExecuteStatement's errors)",
+    ),
+    Behaviour(
+        name="TransactGetItems with a key missing an attribute",
+        local="answers TransactionCanceledException with the key check's message and no CancellationReasons",
+        ref="https://github.com/paritysuite/dynamodb-conformance/pull/10 (tests/tier3/error-messages/"
+        "transactGetItems.test.ts, run against AWS: an empty Key answers 'Transaction cancelled, please refer "
+        "cancellation reasons for specific reasons [ValidationError]' with one ValidationError reason); "
+        "https://github.com/nubo-db/dynoxide/issues/19; the reason's Message is not established (Local's text)",
+        explains=_get_key_shape,
+    ),
+    Behaviour(
+        name="tagging calls on an ARN that is not one of this account's tables",
+        local="does not implement tagging (UnknownOperationException 'Tagging is not currently supported')",
+        ref="https://github.com/ExtendDB/extenddb/pull/227 (verified against DynamoDB: another service's or "
+        "account's ARN AccessDeniedException, checked before the region; another region or a non-table "
+        "DynamoDB ARN ValidationException; a missing table ResourceNotFoundException); "
+        "https://github.com/scylladb/scylladb/pull/26179 (a missing table: ResourceNotFoundException, passing on "
+        "DynamoDB); https://github.com/turbot/steampipe-plugin-aws/issues/1516 (AWS's not-found message). "
+        "AWS's AccessDeniedException text names the caller's principal: the engine's is its own",
+    ),
+    Behaviour(
+        name="tags given to CreateTable",
+        local="accepts and drops them (no tags are kept, so none are checked)",
+        ref="botocore's dynamodb model (Tag: 'You can add up to 50 tags to a single DynamoDB table', 'aws:' "
+        "prefixed names 'the user cannot assign', 'Each DynamoDB table can only have up to one tag with the same "
+        "key'); DynamoDB developer guide, 'Tagging restrictions in DynamoDB'. The messages are the engine's "
+        "TagResource messages: AWS's could not be established",
+    ),
+    Behaviour(
+        name="BatchWriteItem and BatchGetItem capacity of missing items",
+        local="bills a batch delete of a missing item 2 write units and a batch get of one 0 read units",
+        ref="https://github.com/awslabs/amazon-dynamodb-local-samples/issues/7 (verified against DynamoDB: 1.0 "
+        "for the delete, as DeleteItem; 0.5 eventually consistent or 1.0 strongly consistent for the get, as "
+        "GetItem)",
+    ),
+    Behaviour(
+        name="TransactGetItems capacity split as read units",
+        local="gives CapacityUnits alone",
+        ref="https://github.com/ExtendDB/extenddb/issues/77 (DynamoDB's answer under INDEXES: 'CapacityUnits':4.0, "
+        "'ReadCapacityUnits':4.0, 'Table': {'ReadCapacityUnits':4.0, 'CapacityUnits':4.0}); "
+        "https://github.com/paritysuite/dynamodb-conformance/issues/69 (run against AWS: the split is given by "
+        "transactional operations only). Under TOTAL the top-level split is inferred from those, not captured",
+    ),
+    Behaviour(
+        name="dynabase serve's answer to an unsigned GET /",
+        local="answers 400 MissingAuthenticationToken",
+        ref="architect/dynalite test/connection.js (its suite runs against AWS): 200 'healthy: "
+        "dynamodb.<region>.amazonaws.com ', the trailing space included (a server test: tests/server)",
+    ),
+    Behaviour(
+        name="dynabase serve's compressed answers",
+        local="never compresses",
+        ref="scylladb/scylladb test/alternator/test_compressed_response.py (run against AWS): answers of 4096 "
+        "bytes or more, gzip or deflate as Accept-Encoding prefers (a server test: tests/server)",
+    ),
+)
+
+
+def behaviour(name: str) -> Behaviour:
+    """The listed behaviour difference called ``name``."""
+    return next(known for known in BEHAVIOURS if known.name == name)
+
+
+def explained_behaviour(local: dict[str, Any], aws: dict[str, Any]) -> Behaviour | None:
+    """The listed behaviour difference that explains Local's error view ``local`` where AWS answers ``aws``."""
+    return next((known for known in BEHAVIOURS if known.explains and known.explains(local, aws)), None)
 
 
 def difference(code: str, local_message: str | None, aws_message: str | None) -> Difference | None:

@@ -68,6 +68,11 @@ class SerializationException(DynamoDBError):
     namespace = _SERVICE
 
 
+class AccessDeniedException(DynamoDBError):
+    code = "AccessDeniedException"
+    namespace = _SERVICE
+
+
 class UnknownOperationException(DynamoDBError):
     code = "UnknownOperationException"
 

@@ -11,7 +11,10 @@ from __future__ import annotations
 import pytest
 from botocore.exceptions import ParamValidationError
 
+from aws_differences import behaviour
 from ddb_helpers import assert_client_error, gsi, scan_all, sorted_items
+
+MISSING_CAPACITY = behaviour("BatchWriteItem and BatchGetItem capacity of missing items")
 
 NOT_FOUND = "Requested resource not found"  # AWS (Local: "Cannot do operations on a non-existent table")
 DUPLICATES = "Provided list of item keys contains duplicates"
@@ -261,7 +264,8 @@ def test_batch_get_consistent_read_per_table(client, two_tables):
     }
 
 
-def test_batch_get_capacity_sums_items_and_ignores_missing(client, two_tables):
+@pytest.mark.aws_only(reason=MISSING_CAPACITY.local, ref=MISSING_CAPACITY.ref)
+def test_batch_get_capacity_sums_items_and_missing_ones(client, two_tables):
     first, second = two_tables
     for key in "abc":
         client.put_item(TableName=first, Item=item_of_kb(key, 5))
@@ -273,8 +277,8 @@ def test_batch_get_capacity_sums_items_and_ignores_missing(client, two_tables):
         ReturnConsumedCapacity="TOTAL",
     )
     assert by_table(response) == {
-        first: {"TableName": first, "CapacityUnits": 6.0},
-        second: {"TableName": second, "CapacityUnits": 0.0},
+        first: {"TableName": first, "CapacityUnits": 7.0},
+        second: {"TableName": second, "CapacityUnits": 1.0},
     }
 
 
@@ -631,13 +635,22 @@ def test_batch_write_capacity_of_large_delete(client, hash_table):
     assert response["ConsumedCapacity"] == [{"TableName": hash_table, "CapacityUnits": 3.0}]
 
 
-@pytest.mark.local_quirk
+@pytest.mark.aws_only(reason=MISSING_CAPACITY.local, ref=MISSING_CAPACITY.ref)
 def test_batch_write_capacity_of_deleting_missing_items(client, hash_table):
-    # Local bills a batch delete of a missing item 2 units (a DeleteItem of a missing item costs 1)
     response = client.batch_write_item(
         RequestItems={hash_table: [delete(K("a")), delete(K("b"))]}, ReturnConsumedCapacity="TOTAL"
     )
-    assert response["ConsumedCapacity"] == [{"TableName": hash_table, "CapacityUnits": 4.0}]
+    assert response["ConsumedCapacity"] == [{"TableName": hash_table, "CapacityUnits": 2.0}]
+
+
+@pytest.mark.aws_only(reason=MISSING_CAPACITY.local, ref=MISSING_CAPACITY.ref)
+@pytest.mark.parametrize("consistent, units", [(False, 1.0), (True, 2.0)])
+def test_batch_get_capacity_of_missing_items(client, hash_table, consistent, units):
+    response = client.batch_get_item(
+        RequestItems={hash_table: {"Keys": [K("a"), K("b")], "ConsistentRead": consistent}},
+        ReturnConsumedCapacity="TOTAL",
+    )
+    assert response["ConsumedCapacity"] == [{"TableName": hash_table, "CapacityUnits": units}]
 
 
 def test_batch_write_capacity_indexes(client, make_table):

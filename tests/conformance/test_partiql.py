@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from aws_differences import behaviour
 from ddb_helpers import N, S, assert_client_error, gsi
 
 MALFORMED = "Statement wasn't well formed, can't be processed: {}"
@@ -660,18 +661,31 @@ def test_insert_into_range_table(client, table):
     assert get(client, table, pk=S("c"), sk=N(5)) == item("c", 5)
 
 
+DUPLICATE_ITEM = behaviour("PartiQL INSERT of an existing primary key")
+
+
+@pytest.mark.aws_only(reason=DUPLICATE_ITEM.local, ref=DUPLICATE_ITEM.ref)
 def test_insert_existing_item(client, things):
-    error = fails(client, f"INSERT INTO \"{things}\" VALUE {{'pk': 'h1'}}", DUPLICATE, "DuplicateItem")
+    error = fails(
+        client, f"INSERT INTO \"{things}\" VALUE {{'pk': 'h1'}}", DUPLICATE, "DuplicateItemException"
+    )
     assert "Item" not in error.response
     assert get(client, things, pk=S("h1"))["n"] == N(1)
 
 
+@pytest.mark.aws_only(reason=DUPLICATE_ITEM.local, ref=DUPLICATE_ITEM.ref)
+def test_insert_existing_item_is_the_modelled_exception(client, things):
+    with pytest.raises(client.exceptions.DuplicateItemException):
+        client.execute_statement(Statement=f"INSERT INTO \"{things}\" VALUE {{'pk': 'h1'}}")
+
+
+@pytest.mark.aws_only(reason=DUPLICATE_ITEM.local, ref=DUPLICATE_ITEM.ref)
 def test_insert_existing_item_ignores_return_values_on_failure(client, things):
     error = fails(
         client,
         f"INSERT INTO \"{things}\" VALUE {{'pk': 'h1'}}",
         DUPLICATE,
-        "DuplicateItem",
+        "DuplicateItemException",
         ReturnValuesOnConditionCheckFailure="ALL_OLD",
     )
     assert "Item" not in error.response

@@ -19,6 +19,7 @@ import datetime
 import pytest
 from botocore.exceptions import ClientError
 
+from aws_differences import behaviour
 from ddb_helpers import assert_client_error, table_request, unique_table_name
 
 PROTECTED = "Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first."
@@ -172,10 +173,44 @@ def test_create_table_with_tags(client, create_table, backend_name):
         assert tags == [{"Key": "team", "Value": "data"}]
 
 
+CREATE_TAGS = behaviour("tags given to CreateTable")
+
+
+@pytest.mark.aws_only(reason=CREATE_TAGS.local, ref=CREATE_TAGS.ref)
+def test_create_table_with_a_tag_key_given_twice_keeps_one(client, create_table):
+    tags = [{"Key": "team", "Value": "a"}, {"Key": "team", "Value": "b"}]
+    description = create_table(**table_request(unique_table_name(), ("pk:S",), Tags=tags))["TableDescription"]
+    assert client.list_tags_of_resource(ResourceArn=description["TableArn"])["Tags"] == [
+        {"Key": "team", "Value": "b"}
+    ]
+
+
+@pytest.mark.aws_only(reason=CREATE_TAGS.local, ref=CREATE_TAGS.ref)
+@pytest.mark.parametrize(
+    "tags",
+    [[{"Key": "aws:reserved", "Value": "1"}], [{"Key": f"k{i}", "Value": "1"} for i in range(51)]],
+    ids=["aws-prefix", "too-many"],
+)
+def test_create_table_with_invalid_tags(client, tags):
+    name = unique_table_name()
+    assert_client_error(
+        lambda: client.create_table(**table_request(name, ("pk:S",), Tags=tags)), "ValidationException"
+    )
+    assert name not in client.list_tables()["TableNames"]
+
+
 @pytest.fixture
 def table_arn(client, hash_table, backend_name):
     not_on_local(backend_name, "tagging")
     return client.describe_table(TableName=hash_table)["Table"]["TableArn"]
+
+
+#: each tagging call and the rest of a valid request
+TAG_CALLS = {
+    "tag_resource": {"Tags": [{"Key": "a", "Value": "1"}]},
+    "untag_resource": {"TagKeys": ["a"]},
+    "list_tags_of_resource": {},
+}
 
 
 def tags_of(client, arn):
@@ -219,14 +254,10 @@ def test_tags_go_with_the_table(client, make_table, backend_name):
     assert tags_of(client, arn) == []
 
 
-@pytest.mark.parametrize("operation", ["tag_resource", "untag_resource", "list_tags_of_resource"])
+@pytest.mark.parametrize("operation", TAG_CALLS)
 def test_tagging_unknown_table(client, table_arn, operation):
     arn = table_arn.rsplit("/", 1)[0] + "/" + unique_table_name()
-    params = {
-        "tag_resource": {"Tags": [{"Key": "a", "Value": "1"}]},
-        "untag_resource": {"TagKeys": ["a"]},
-        "list_tags_of_resource": {},
-    }[operation]
+    params = TAG_CALLS[operation]
     assert_client_error(
         lambda: getattr(client, operation)(ResourceArn=arn, **params), "ResourceNotFoundException"
     )
@@ -235,6 +266,38 @@ def test_tagging_unknown_table(client, table_arn, operation):
 @pytest.mark.parametrize("arn", ["not-an-arn", "arn:aws:dynamodb:xx"])
 def test_tagging_invalid_arn(client, table_arn, arn):
     assert_client_error(lambda: client.list_tags_of_resource(ResourceArn=arn), "ValidationException")
+
+
+FOREIGN_ARN = behaviour("tagging calls on an ARN that is not one of this account's tables")
+
+
+def _arn_with(arn: str, position: int, value: str) -> str:
+    parts = arn.split(":", 5)
+    parts[position] = value
+    return ":".join(parts)
+
+
+@pytest.mark.aws_only(reason=FOREIGN_ARN.local, ref=FOREIGN_ARN.ref)
+@pytest.mark.parametrize(
+    "change, code",
+    [
+        (lambda arn: _arn_with(arn, 4, "111122223333"), "AccessDeniedException"),  # another account
+        (
+            lambda arn: _arn_with(_arn_with(arn, 4, "111122223333"), 3, "xx-nowhere-1"),
+            "AccessDeniedException",
+        ),
+        (lambda arn: "arn:aws:s3:::" + arn.rsplit("/", 1)[1], "AccessDeniedException"),  # another service
+        (lambda arn: _arn_with(arn, 3, "xx-nowhere-1"), "ValidationException"),  # another region
+        (lambda arn: arn.replace(":table/", ":backup/"), "ValidationException"),  # not a table
+        (lambda arn: arn + "x", "ResourceNotFoundException"),  # no such table in this account
+    ],
+    ids=["account", "account-before-region", "service", "region", "resource-type", "missing-table"],
+)
+@pytest.mark.parametrize("operation", TAG_CALLS)
+def test_tagging_foreign_arn(client, table_arn, operation, change, code):
+    params = TAG_CALLS[operation]
+    assert_client_error(lambda: getattr(client, operation)(ResourceArn=change(table_arn), **params), code)
+    assert tags_of(client, table_arn) == []
 
 
 @pytest.mark.parametrize(

@@ -16,8 +16,9 @@ What is normalised (and nothing else):
 * BatchGetItem: the order of items in each table's ``Responses``.
 * Error messages of the listed differences between DynamoDB Local and AWS (``tests/aws_differences.py``):
   where Local is known to word an answer differently from the service, the engine follows the service, and
-  both sides' messages are replaced by the difference's name before comparing.  Each listed difference names
-  its reference; nothing else about an error is normalised.
+  both sides' messages are replaced by the difference's name before comparing; an error of a listed behaviour
+  difference that says how to recognise it (``Behaviour.explains``) is replaced, on both sides, by the
+  behaviour's name.  Each listed difference names its reference; nothing else about an error is normalised.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError, ParamValidationError
 
-from aws_differences import difference
+from aws_differences import difference, explained_behaviour
 
 from .strategies import KEY_ATTRS
 
@@ -366,6 +367,10 @@ def _listed_differences(local: Any, other: Any) -> tuple[Any, Any]:
             if known is not None:
                 name = f"<{known.name}>"
                 return {**local, "Message": name}, {**other, "Message": name}
+            behaviour = explained_behaviour(local, other)
+            if behaviour is not None:
+                marker = {"Code": local["Code"], "Behaviour": behaviour.name}
+                return marker, dict(marker)
         pairs = {k: _listed_differences(local[k], other[k]) for k in local.keys() & other.keys()}
         return (
             {k: pairs[k][0] if k in pairs else v for k, v in local.items()},

@@ -399,7 +399,7 @@ def test_duplicate_item_error_code(engine):
     with pytest.raises(DynamoDBError) as error:
         select(engine, "INSERT INTO things VALUE {'pk': 'a', 'sk': 0}")
     assert (error.value.code, error.value.message) == (
-        "DuplicateItem",
+        "DuplicateItemException",
         "Duplicate primary key exists in table",
     )
 

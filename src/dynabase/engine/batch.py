@@ -16,8 +16,6 @@ if TYPE_CHECKING:
 MAX_BATCH_WRITE = 25
 MAX_BATCH_GET = 100
 MAX_BATCH_GET_BYTES = 16 * 1024 * 1024
-#: what Local bills a batch delete of an item that does not exist (a DeleteItem of one costs 1 unit)
-MISSING_DELETE_UNITS = 2.0
 _DUPLICATES = "Provided list of item keys contains duplicates"
 _NO_REQUESTS = {
     "BatchGetItem": "BatchGetItem must have some requests set",
@@ -79,11 +77,8 @@ def batch_write_item(engine: Engine, req: dict) -> dict:
             if sizing:
                 written.append((table, row.h, row.pk, item or old))
             if mode != "NONE":
-                bill = consumed.setdefault(table.name, Consumed(table))
-                if old is None and item is None:
-                    bill.table_units += MISSING_DELETE_UNITS
-                else:
-                    bill.add_write(old, item, old_size, size)
+                # a delete of a missing item costs 1 unit, as a DeleteItem of one does (Local bills 2)
+                consumed.setdefault(table.name, Consumed(table)).add_write(old, item, old_size, size)
         metrics = tables_collection_metrics(conn, written) if sizing else {}
     out: dict[str, Any] = {"UnprocessedItems": {}}
     if mode != "NONE":
@@ -153,7 +148,8 @@ def batch_get_item(engine: Engine, req: dict) -> dict:
                     left = {k: v for k, v in spec.items() if k != "Keys"}
                     unprocessed[table.name] = {**left, "Keys": [k for k, _ in rows[position:]]}
                     break
-                units += read_units(size, bool(spec.get("ConsistentRead")))
+                # a missing item costs a read of the smallest item, as a GetItem of one does (Local bills 0)
+                units += read_units(max(size, 1), bool(spec.get("ConsistentRead")))
                 if item is not None:
                     returned += size
                     found.append(projection.apply(item) if projection is not None else item)

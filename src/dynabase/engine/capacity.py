@@ -59,25 +59,32 @@ class Consumed:
         self.indexes = {name: units * factor for name, units in self.indexes.items()}
 
     @overload
-    def response(self, mode: Literal["TOTAL", "INDEXES"]) -> dict: ...
+    def response(self, mode: Literal["TOTAL", "INDEXES"], split: str | None = None) -> dict: ...
     @overload
-    def response(self, mode: str) -> dict | None: ...
-    def response(self, mode: str) -> dict | None:
-        """The ConsumedCapacity member for ``mode``; None for ``NONE``."""
+    def response(self, mode: str, split: str | None = None) -> dict | None: ...
+    def response(self, mode: str, split: str | None = None) -> dict | None:
+        """The ConsumedCapacity member for ``mode``; None for ``NONE``. ``split`` (``Read``/``Write``): each
+        figure also as ``<split>CapacityUnits``, as transactional answers give them."""
+
+        def units(value: float) -> dict[str, float]:
+            return (
+                {"CapacityUnits": value, f"{split}CapacityUnits": value}
+                if split
+                else {"CapacityUnits": value}
+            )
+
         if mode == "NONE":
             return None
         total = self.table_units + sum(self.indexes.values())
-        out: dict[str, Any] = {"TableName": self.table.name, "CapacityUnits": total}
+        out: dict[str, Any] = {"TableName": self.table.name, **units(total)}
         if mode == "INDEXES":
-            out["Table"] = {"CapacityUnits": self.table_units}
+            out["Table"] = units(self.table_units)
             for kind, key in (("LSI", "LocalSecondaryIndexes"), ("GSI", "GlobalSecondaryIndexes")):
-                units = {
-                    n: {"CapacityUnits": u}
-                    for n, u in self.indexes.items()
-                    if self.table.indexes[n].kind == kind
+                by_index = {
+                    n: units(u) for n, u in self.indexes.items() if self.table.indexes[n].kind == kind
                 }
-                if units:
-                    out[key] = units
+                if by_index:
+                    out[key] = by_index
         return out
 
 

@@ -16,6 +16,7 @@ from ..errors import (
     ResourceNotFoundException,
     ValidationException,
 )
+from .extras import merge_tags
 from .schema import Index, KeySchema, Table, check_key_name, index_key_fits
 from .storage import Storage, create_item_table, drop_item_table, item_sql, partition_hash
 
@@ -197,7 +198,7 @@ class Catalog:
         if req.get("TableClass"):
             desc["TableClassSummary"] = {"TableClass": req["TableClass"]}
         if req.get("Tags"):
-            desc["_tags"] = req["Tags"]
+            desc["_tags"] = merge_tags([], req["Tags"])
         with self.storage.write() as conn:
             if conn.execute("SELECT 1 FROM dynabase_tables WHERE name = ?", (name,)).fetchone():
                 raise ResourceInUseException("Cannot create preexisting table")

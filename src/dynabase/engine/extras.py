@@ -12,7 +12,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ResourceNotFoundException, ValidationException, error_class
+from ..errors import AccessDeniedException, ResourceNotFoundException, ValidationException, error_class
 from .schema import Table
 
 if TYPE_CHECKING:
@@ -21,17 +21,28 @@ if TYPE_CHECKING:
 MAX_TAGS = 50
 _ARN = re.compile(r"^arn:aws[a-zA-Z-]*:dynamodb:[^:]*:[^:]*:table/([^/]+)$")
 TableNotFoundException = error_class("TableNotFoundException")
+#: AWS answers AccessDeniedException naming the caller's principal, which an engine without identities does not
+#: have; this text is the engine's own
+_NOT_THIS_ACCOUNT = "Not authorized: the resource is not one of this account's DynamoDB tables"
 
 
 def _table_of(engine: Engine, arn: Any) -> Table:
-    match = _ARN.match(arn) if isinstance(arn, str) else None
+    """The table a tagging call's ``ResourceArn`` names, checked as AWS checks it: an ARN of another service or
+    account is denied (before its region is looked at), one of another region or resource type is invalid, and
+    a table this account does not have is not found."""
+    parts = arn.split(":", 5) if isinstance(arn, str) and arn.startswith("arn:") else []
+    if (len(parts) > 2 and parts[2] != "dynamodb") or (
+        len(parts) == 6 and parts[4] != engine.catalog.account
+    ):
+        raise AccessDeniedException(f"{_NOT_THIS_ACCOUNT}: {arn}")
+    match = _ARN.match(arn) if len(parts) == 6 and parts[3] == engine.catalog.region else None
     if match is None:
         raise ValidationException(f"Invalid TableArn: Invalid ResourceArn provided as input {arn}")
     try:
         table = engine.catalog.get(match.group(1))
     except ResourceNotFoundException:
         table = None
-    if table is None or engine.catalog.arn(table.name) != arn:
+    if table is None:
         raise ResourceNotFoundException(f"Requested resource not found: ResourcArn: {arn} not found")
     return table
 
@@ -44,11 +55,11 @@ def _save(engine: Engine, table: Table, desc: dict) -> None:
         engine.storage.bump_catalog_version()
 
 
-def tag_resource(engine: Engine, req: dict) -> dict:
-    table = _table_of(engine, req.get("ResourceArn"))
-    tags = req.get("Tags") or []
-    current = {t["Key"]: t["Value"] for t in table.description.get("_tags", [])}
-    for position, tag in enumerate(tags, 1):
+def merge_tags(current: list[dict], tags: Any) -> list[dict]:
+    """``current`` with ``tags`` set (a key given again takes its last value), checked as TagResource and
+    CreateTable check them: no ``aws:`` keys, at most 50 tags on a table."""
+    merged = {t["Key"]: t["Value"] for t in current}
+    for position, tag in enumerate(tags or [], 1):
         if not isinstance(tag, dict):
             raise ValidationException(
                 f"1 validation error detected: Value null at 'tags.{position}.member' failed to satisfy "
@@ -59,13 +70,18 @@ def tag_resource(engine: Engine, req: dict) -> dict:
             raise ValidationException("One or more parameter values were invalid: Invalid tag key")
         if not isinstance(value, str) or len(value) > 256:
             raise ValidationException("One or more parameter values were invalid: Invalid tag value")
-        current[key] = value
-    if len(current) > MAX_TAGS:
+        merged[key] = value
+    if len(merged) > MAX_TAGS:
         raise ValidationException(
             "One or more parameter values were invalid: The number of tags exceeds the limit of 50"
         )
-    desc = dict(table.description, _tags=[{"Key": k, "Value": v} for k, v in current.items()])
-    _save(engine, table, desc)
+    return [{"Key": k, "Value": v} for k, v in merged.items()]
+
+
+def tag_resource(engine: Engine, req: dict) -> dict:
+    table = _table_of(engine, req.get("ResourceArn"))
+    tags = merge_tags(table.description.get("_tags", []), req.get("Tags"))
+    _save(engine, table, dict(table.description, _tags=tags))
     return {}
 
 

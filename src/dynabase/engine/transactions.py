@@ -65,8 +65,10 @@ _REASONS = {
     "One or more parameter values were invalid: Type mismatch for Index Key",
     ITEM_TOO_BIG_UPDATE,
 }
-#: the key problems of a TransactGetItems action that Local answers with a reason-less cancellation
-_GET_CANCELS = {_TYPE_MISMATCH, _KEY_COUNT, _MISSING_KEY}
+#: a TransactGetItems key of the wrong shape (an attribute missing, or one too many): AWS cancels the
+#: transaction with a ValidationError reason for that action (Local: a cancellation with no reasons); the
+#: reason's message is not established, so it is Local's text
+_GET_KEY_SHAPE = {_KEY_COUNT, _MISSING_KEY}
 TOKENS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS dynabase_tokens (
     token TEXT PRIMARY KEY, digest TEXT NOT NULL, response TEXT NOT NULL, created REAL NOT NULL
@@ -400,11 +402,16 @@ def _digestable(req: dict) -> dict:
     }
 
 
-def _get_row(table: Table, key: Any) -> Row:
+def _get_row(table: Table, key: Any, position: int, count: int) -> Row:
+    """The row of the ``position``-th of ``count`` gets; a key of the wrong shape cancels the transaction."""
     try:
         return Row(table, validate_item(key or {}))
     except ValidationException as error:
-        if error.message in _GET_CANCELS:  # Local: a cancellation with no CancellationReasons
+        if error.message in _GET_KEY_SHAPE:
+            reasons = [{"Code": "None"}] * count
+            reasons[position] = {"Code": "ValidationError", "Message": error.message}
+            raise _cancel(reasons)
+        if error.message == _TYPE_MISMATCH:  # Local's reason-less cancellation (AWS's not established)
             raise _canceled(error.message)
         raise
 
@@ -414,7 +421,7 @@ def transact_get_items(engine: Engine, req: dict) -> dict:
     specs = _check_actions(req.get("TransactItems"))
     plans = []
     seen = set()
-    for spec in specs:
+    for position, spec in enumerate(specs):
         get = spec.get("Get") if isinstance(spec, dict) else None
         if get is None:
             raise ValidationException("1 validation error detected: TransactGetItem must contain Get")
@@ -424,7 +431,7 @@ def transact_get_items(engine: Engine, req: dict) -> dict:
         ph.check_unused()
         if projection is not None:  # before the key, as Local checks them
             check_scalar_keys(table, projection.paths)
-        row = _get_row(table, get.get("Key"))
+        row = _get_row(table, get.get("Key"), position, len(specs))
         if (table.name, row.pk, row.sk) in seen:
             raise ValidationException(_ONE_ITEM)
         seen.add((table.name, row.pk, row.sk))
@@ -441,6 +448,6 @@ def transact_get_items(engine: Engine, req: dict) -> dict:
             c.table_units += 2 * max(1.0, read_units(size, True))
     out: dict[str, Any] = {}
     if mode != "NONE":
-        out["ConsumedCapacity"] = [c.response(mode) for c in consumed.values()]
+        out["ConsumedCapacity"] = [c.response(mode, "Read") for c in consumed.values()]
     out["Responses"] = responses
     return out

@@ -11,10 +11,9 @@ request                       DynamoDB Local                   AWS DynamoDB     
 no Authorization header       400 MissingAuthenticationToken   400 MissingAuthentication-        as Local (as the
                                                                TokenException                    service when
                                                                                                  verifying)
-GET/HEAD ``/`` unsigned       400 MissingAuthenticationToken   200 ``healthy: ...``              as Local, so
-                                                                                                 health checks
-                                                                                                 written for it
-                                                                                                 still pass
+GET/HEAD ``/`` unsigned       400 MissingAuthenticationToken   200 ``healthy: dynamodb.<region>  as the service
+                                                               .amazonaws.com `` (architect/
+                                                               dynalite's tests, run against it)
 GET/HEAD ``/healthz``         (as above)                       (as above)                        200 ``healthy``
 GET, signed                   500 InternalFailure              404                               400 UnknownOp...
 missing/garbled X-Amz-Target  500 InternalFailure              400 UnknownOperationException      400 UnknownOp...
@@ -36,7 +35,6 @@ the web console (:mod:`dynabase.console`) instead; a health check's ``GET /`` ke
 
 from __future__ import annotations
 
-import gzip
 import itertools
 import os
 import re
@@ -48,7 +46,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from ..errors import DynamoDBError, SerializationException
-from . import jsonio
+from . import compression, jsonio
 from .access import Access
 from .shapes import Models
 from .sigv4 import AuthError, Verifier, access_key_and_region
@@ -94,46 +92,29 @@ def _decoded(headers: dict[str, str], body: bytes | bytearray) -> bytes | bytear
         return body
     if encoding not in ("gzip", "x-gzip", "deflate"):
         raise SerializationException(f"Unsupported Content-Encoding: {encoding}")
-    # gzip: its header and trailer; deflate: the zlib wrapper (RFC 9110), or raw deflate as some clients send
+    # gzip: its header and trailer, members one after another as RFC 1952 allows (and DynamoDB reads); deflate:
+    # the zlib wrapper (RFC 9110), or raw deflate as some clients send
     windows = (16 + zlib.MAX_WBITS,) if encoding != "deflate" else (zlib.MAX_WBITS, -zlib.MAX_WBITS)
     for wbits in windows:
-        decoder = zlib.decompressobj(wbits)
+        data, rest = b"", body
         try:
-            data = decoder.decompress(body, MAX_REQUEST_BYTES + 1)
+            while True:
+                decoder = zlib.decompressobj(wbits)
+                data += decoder.decompress(rest, MAX_REQUEST_BYTES + 1 - len(data))
+                rest = decoder.unused_data
+                if len(data) > MAX_REQUEST_BYTES:
+                    raise _Refusal(
+                        413,
+                        "com.amazon.coral.service#RequestEntityTooLargeException",
+                        f"Request payload exceeds the maximum of {MAX_REQUEST_BYTES} bytes",
+                    )
+                if not decoder.eof or not rest or wbits != 16 + zlib.MAX_WBITS:
+                    break
         except zlib.error:
             continue
-        if len(data) > MAX_REQUEST_BYTES:
-            raise _Refusal(
-                413,
-                "com.amazon.coral.service#RequestEntityTooLargeException",
-                f"Request payload exceeds the maximum of {MAX_REQUEST_BYTES} bytes",
-            )
-        if decoder.eof and not decoder.unused_data:
+        if decoder.eof and not rest:
             return data
     raise SerializationException(f"The request body is not valid {encoding} data")
-
-
-def _accepts_gzip(headers: dict[str, str]) -> bool:
-    """Whether ``Accept-Encoding`` names gzip with a quality above zero (RFC 9110, 12.5.3; ``*`` alone does not
-    turn compression on: clients that want it name it)."""
-    for entry in headers.get("accept-encoding", "").split(","):
-        coding, _, params = entry.partition(";")
-        if coding.strip().lower() not in ("gzip", "x-gzip"):
-            continue
-        quality = params.strip().lower()
-        if not quality.startswith("q="):
-            return True
-        try:
-            return float(quality[2:]) > 0
-        except ValueError:
-            return False
-    return False
-
-
-def _compress(response: Response) -> None:
-    """Compress a response's body with gzip (the client sent ``Accept-Encoding: gzip``)."""
-    response.body = gzip.compress(response.body, compresslevel=5)
-    response.headers = [*(response.headers or ()), ("Content-Encoding", "gzip")]
 
 
 class _Refusal(Exception):
@@ -305,6 +286,8 @@ class DynamoDBApp:
         self.verifier = verifier
         self.log = log or RequestLog(level=0)
         self.region = region
+        #: the service's answer to an unsigned ``GET /``, its trailing space included
+        self.health_body = f"healthy: dynamodb.{region}.amazonaws.com ".encode()
         self.max_namespaces = max_namespaces
         #: the Host check and the origins granted CORS (default: local names only, no other origin)
         self.access = access or Access()
@@ -412,6 +395,9 @@ class DynamoDBApp:
                 if path in ("/healthz", "/health"):
                     op = "health"
                     return Response(200, b"healthy: dynabase", rid, "text/plain", extra)
+                if path == "/" and not headers.get("authorization"):  # the service's health check
+                    op = "health"
+                    return Response(200, self.health_body, rid, "text/plain", extra)
             identity = self._authenticate(method, target, headers, body)
             if method == "GET" or method == "HEAD":
                 raise _Refusal(400, _DDB + "UnknownOperationException", _UNKNOWN_OPERATION)
@@ -468,10 +454,11 @@ class DynamoDBApp:
             body_out = jsonio.dumps({"__type": _DDB + "InternalFailure", "Message": _INTERNAL_MESSAGE})
             response = Response(500, body_out, rid, JSON_CONTENT_TYPE, extra)
             error = "InternalFailure"
-        if (
-            response.body and "gzip" in headers.get("accept-encoding", "") and _accepts_gzip(headers)
-        ):  # cheap first
-            _compress(response)
+        if len(response.body) >= compression.THRESHOLD and "accept-encoding" in headers:
+            coding = compression.negotiate(headers["accept-encoding"])
+            if coding is not None:
+                response.body = compression.compress(response.body, coding)
+                response.headers = [*(response.headers or ()), ("Content-Encoding", coding)]
         log = self.log
         if log.level >= 1 or response.status >= 500:
             log.request(

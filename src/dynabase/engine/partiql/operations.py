@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 from ... import jsonlimits
 from ...errors import (
     ConditionalCheckFailedException,
+    DuplicateItemException,
     DynamoDBError,
     ResourceNotFoundException,
     TransactionCanceledException,
     ValidationException,
-    error_class,
 )
 from ...expressions import compile_update, deep
 from ...types import NESTING, encode_key, validate_value
@@ -28,9 +28,6 @@ from .translate import GetPlan, ItemError, MissingKey, ReadPlan, WritePlan, comp
 
 if TYPE_CHECKING:
     from ..engine import Engine
-
-#: DynamoDB Local answers a duplicate INSERT with the code ``DuplicateItem`` (not the modelled ``...Exception``)
-DuplicateItem = error_class("DuplicateItem")
 
 MAX_BATCH = 25
 MAX_TRANSACTION = 100
@@ -144,7 +141,7 @@ def _write(engine: Engine, plan: WritePlan, on_failure: str, mode: str) -> dict:
         return _call(_HANDLERS[plan.operation], engine, request)
     except ConditionalCheckFailedException:
         if plan.kind == "insert":
-            raise DuplicateItem("Duplicate primary key exists in table") from None
+            raise DuplicateItemException("Duplicate primary key exists in table") from None
         raise
 
 
