@@ -15,6 +15,7 @@ import pytest
 
 import dynabase
 from dynabase.engine.readers import ITEM_READER
+from dynabase.engine.turns import Gate, Turns
 from dynabase.errors import ResourceNotFoundException
 
 TABLE = "readers"
@@ -128,12 +129,16 @@ def test_reader_connections_are_read_only_and_reads_in_a_write_see_it(tmp_path):
             writer.execute("INSERT INTO dynabase_meta (name, value) VALUES ('probe', '1')")
             with storage.reading() as conn:  # the write's own connection: it sees the uncommitted row
                 assert conn is writer
-                assert conn.execute("SELECT value FROM dynabase_meta WHERE name = 'probe'").fetchone() == ("1",)
+                assert conn.execute("SELECT value FROM dynabase_meta WHERE name = 'probe'").fetchone() == (
+                    "1",
+                )
             seen: list[Any] = []
 
             def elsewhere() -> None:
                 with storage.reading() as conn:
-                    seen.append(conn.execute("SELECT value FROM dynabase_meta WHERE name = 'probe'").fetchone())
+                    seen.append(
+                        conn.execute("SELECT value FROM dynabase_meta WHERE name = 'probe'").fetchone()
+                    )
 
             thread = threading.Thread(target=elsewhere)  # another thread's read does not wait for the write
             thread.start()
@@ -153,3 +158,53 @@ def test_an_in_memory_database_reads_on_its_one_connection():
             assert conn is storage.conn
     finally:
         client.close()
+
+
+def test_long_reads_take_turns_first_come_first_served():
+    """The turn's holder works alone among long reads; the next waits for it, then goes on."""
+    gate = Gate()
+    order: list[str] = []
+    gate.enter()
+    waiting = threading.Event()
+
+    def second() -> None:
+        turns = Turns(gate)
+        turns.due = 0.0  # long already
+        waiting.set()
+        turns.tick()  # waits for the first read's turn to end
+        order.append("second")
+        turns.done()
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    assert waiting.wait(GUARD)
+    while gate._next < 2:  # the second read has its ticket: it is queued behind this turn
+        thread.join(0.001)
+    order.append("first")
+    gate.leave()
+    thread.join(GUARD)
+    assert order == ["first", "second"]
+    assert gate.holder is None
+
+
+def test_a_read_nested_in_a_turn_goes_on_inside_it():
+    """An item reader that calls the engine, on the thread holding the turn, must not wait for that turn (it
+    would wait for itself: the holder's thread is left hanging, and the test fails)."""
+    gate = Gate()
+    outcome: list[bool] = []
+
+    def holder() -> None:
+        gate.enter()
+        inner = Turns(gate)
+        inner.due = 0.0  # long already
+        inner.tick()
+        outcome.append(inner.held)
+        inner.done()
+        gate.leave()
+
+    thread = threading.Thread(target=holder, daemon=True)
+    thread.start()
+    thread.join(GUARD)
+    assert not thread.is_alive(), "the nested read waited for its own thread's turn"
+    assert outcome == [False]
+    assert gate.holder is None

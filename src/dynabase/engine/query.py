@@ -29,6 +29,7 @@ from .items import bind_condition, bind_projection, bind_request, check_scalar_k
 from .readers import ITEM_READER, ReaderError
 from .schema import Index, Table, check_key_value_size
 from .storage import item_sql, partition_hash
+from .turns import Turns
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -212,6 +213,8 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
             whole = None
     with engine.storage.reading() as conn:  # a reader connection: a long Scan holds up no other read
         cursor = conn.execute(sql, args)
+        # on the shared connection (in :memory:, or in a write) it holds the storage lock: no turns then
+        turns = Turns(engine.storage.turns, conn is not engine.storage.conn)
         try:
             fetch = min(limit, _FETCH) if limit is not None else _FETCH
             while True:
@@ -220,6 +223,7 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
                     break
                 stop = False
                 for text, binary, size, pk, sk in rows:
+                    turns.tick()
                     item = load_row(text, binary, pk, sk)
                     visible = project(item) if project_index else item
                     if fetches:
@@ -254,6 +258,7 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
                 if stop:
                     break
         finally:
+            turns.done()
             cursor.close()  # before the connection goes back to its pool
 
     out: dict[str, Any] = {}

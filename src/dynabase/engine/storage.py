@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StorageError
+from .turns import Gate
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS dynabase_tables (
@@ -456,6 +457,8 @@ class Storage:
         self._idle: list[sqlite3.Connection] = []
         self._pool_lock = threading.Lock()
         self._closed = False
+        #: long reads take turns with it (:mod:`dynabase.engine.turns`)
+        self.turns = Gate()
         try:
             self.conn = sqlite3.connect(
                 path, timeout=timeout, isolation_level=None, check_same_thread=False, cached_statements=512
