@@ -208,3 +208,26 @@ def test_a_read_nested_in_a_turn_goes_on_inside_it():
     assert not thread.is_alive(), "the nested read waited for its own thread's turn"
     assert outcome == [False]
     assert gate.holder is None
+
+
+def test_reads_on_pooled_connections_see_every_committed_write(tmp_path):
+    """A reader connection goes back to its pool with no read transaction left open (a Scan stopped by its Limit
+    closes its statement), so the next read on it sees what was written since."""
+    client = _engine(str(tmp_path / "r.db"))
+    try:
+        for value in ("one", "two", "three"):
+            client.put_item(TableName=TABLE, Item={"pk": {"S": "k0"}, "v": {"S": value}})
+            got = client.get_item(TableName=TABLE, Key={"pk": {"S": "k0"}})["Item"]["v"]
+            page = client.scan(
+                TableName=TABLE,
+                Limit=1,
+            )["Items"]
+            first = page[0]["pk"]["S"]
+            again = client.get_item(TableName=TABLE, Key={"pk": {"S": first}})["Item"]
+            assert got == {"S": value}
+            assert again == page[0]
+            batch = client.batch_get_item(RequestItems={TABLE: {"Keys": [{"pk": {"S": "k0"}}]}})
+            assert batch["Responses"][TABLE][0]["v"] == {"S": value}
+        assert len(client.engine.storage._idle) == 1  # one thread, one reader connection reused
+    finally:
+        client.close()
