@@ -231,3 +231,16 @@ def test_reads_on_pooled_connections_see_every_committed_write(tmp_path):
         assert len(client.engine.storage._idle) == 1  # one thread, one reader connection reused
     finally:
         client.close()
+
+
+def test_readers_open_the_same_file_after_the_directory_changes(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    client = _engine("relative.db")
+    try:
+        (tmp_path / "elsewhere").mkdir()
+        monkeypatch.chdir(tmp_path / "elsewhere")
+        assert client.engine.storage._idle == []  # the first reader is opened now
+        assert client.get_item(TableName=TABLE, Key={"pk": {"S": "k1"}})["Item"]["pk"] == {"S": "k1"}
+        assert not (tmp_path / "elsewhere" / "relative.db").exists()
+    finally:
+        client.close()

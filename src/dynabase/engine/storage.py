@@ -452,6 +452,8 @@ class Storage:
         #: whether reads get connections of their own (:meth:`reading`): only a file in WAL journaling, whose
         #: readers never wait for the writer nor for each other; an in-memory database has one connection
         self.pooled = False
+        #: the file readers open (only when pooled): the same one after the process changes its directory
+        self._reader_path = os.path.abspath(path)
         #: the thread inside a transaction of the shared connection (:meth:`write`, :meth:`read`), if any
         self.owner: int | None = None
         self._idle: list[sqlite3.Connection] = []
@@ -533,7 +535,7 @@ class Storage:
             if self._idle:
                 return self._idle.pop()
         conn = sqlite3.connect(
-            self.path,
+            self._reader_path,
             timeout=self.timeout,
             isolation_level=None,
             check_same_thread=False,
