@@ -244,3 +244,29 @@ def test_readers_open_the_same_file_after_the_directory_changes(tmp_path, monkey
         assert not (tmp_path / "elsewhere" / "relative.db").exists()
     finally:
         client.close()
+
+
+def test_a_read_interrupted_while_waiting_for_its_turn_does_not_stop_the_next():
+    gate = Gate()
+    gate.enter()
+    real_wait = gate._cond.wait
+
+    def interrupted(timeout: float | None = None) -> bool:
+        raise KeyboardInterrupt
+
+    gate._cond.wait = interrupted  # type: ignore[method-assign]
+    with pytest.raises(KeyboardInterrupt):
+        gate.enter()  # ticket 1, abandoned
+    gate._cond.wait = real_wait  # type: ignore[method-assign]
+    entered = threading.Event()
+
+    def third() -> None:
+        gate.enter()  # ticket 2: served once the first leaves, past the abandoned one
+        entered.set()
+        gate.leave()
+
+    thread = threading.Thread(target=third, daemon=True)
+    thread.start()
+    gate.leave()
+    assert entered.wait(GUARD), "the read after an abandoned ticket never got its turn"
+    thread.join(GUARD)

@@ -27,21 +27,36 @@ class Gate:
         self._cond = threading.Condition(threading.Lock())
         self._next = 0
         self._serving = 0
+        #: tickets whose reads stopped waiting (interrupted): skipped, or every later read would wait forever
+        self._abandoned: set[int] = set()
         self.holder: int | None = None
 
     def enter(self) -> None:
         with self._cond:
             ticket = self._next
             self._next += 1
-            while ticket != self._serving:
-                self._cond.wait()
+            try:
+                while ticket != self._serving:
+                    self._cond.wait()
+            except BaseException:  # KeyboardInterrupt while waiting
+                if ticket == self._serving:
+                    self._advance()
+                else:
+                    self._abandoned.add(ticket)
+                raise
             self.holder = threading.get_ident()
 
     def leave(self) -> None:
         with self._cond:
             self.holder = None
+            self._advance()
+
+    def _advance(self) -> None:
+        self._serving += 1
+        while self._serving in self._abandoned:
+            self._abandoned.discard(self._serving)
             self._serving += 1
-            self._cond.notify_all()
+        self._cond.notify_all()
 
 
 class Turns:
