@@ -16,6 +16,8 @@ What it measures, per target, each in its own process started by this script (lo
   (the JVM of DynamoDB Local needs it);
 * time from spawning the process to the first answered ListTables (dynabase, DynamoDB Local, moto);
 * total put+get throughput of 4 client processes at once (dynabase and DynamoDB Local, best of 2 runs each);
+* GetItem p50/p99 unloaded, during one heavy Scan and during eight (``bench/heavy_scan.py``; dynabase on a
+  database file; ``--heavy-only`` runs this case alone, ``--no-heavy`` skips it);
 * the ratios dynabase / DynamoDB Local and dynabase / do-nothing (the do-nothing endpoint answers ``{}`` at
   once: boto3's own ceiling on this machine), and dynabase / canned: ``canned`` is the same endpoint answering
   each operation with a response dynabase gave for it, so boto3's ceiling includes parsing a real answer
@@ -47,6 +49,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import heavy_scan  # noqa: E402
 
 REGION = "us-east-1"
 TABLE = "bench"
@@ -61,7 +66,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def client(url: str) -> Any:
+def client(url: str, read_timeout: float = 60) -> Any:
     import boto3
     from botocore.config import Config
 
@@ -71,7 +76,9 @@ def client(url: str) -> Any:
         region_name=REGION,
         aws_access_key_id="bench",
         aws_secret_access_key="bench",
-        config=Config(retries={"max_attempts": 1, "mode": "standard"}, max_pool_connections=4),
+        config=Config(
+            retries={"max_attempts": 1, "mode": "standard"}, max_pool_connections=4, read_timeout=read_timeout
+        ),
     )
 
 
@@ -494,6 +501,21 @@ def run_concurrent(url: str, processes: int, seconds: float) -> float:
     return sum(rates)
 
 
+def run_heavy_scan() -> dict[str, Any]:
+    """The heavy-Scan latency case against ``dynabase serve`` on a database file of its own."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO / "src") + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    with tempfile.TemporaryDirectory() as folder:
+        port = free_port()
+        command = [sys.executable, "-m", "dynabase.server", "--db", os.path.join(folder, "heavy.db")]
+        target = Target("dynabase-file", [*command, "--port", str(port), "-q"], port, env=env)
+        target.start()
+        try:
+            return heavy_scan.run(lambda: client(target.url, read_timeout=600))
+        finally:
+            target.stop()
+
+
 def engine_has_batch() -> bool:
     try:
         from dynabase.engine import Engine
@@ -525,6 +547,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=4, help="client processes for the concurrent test")
     parser.add_argument("--concurrent-seconds", type=float, default=2.5)
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--no-heavy", action="store_true", help="skip the heavy-Scan latency case")
+    parser.add_argument("--heavy-only", action="store_true", help="run only the heavy-Scan latency case")
     parser.add_argument("--do-nothing", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--canned", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -532,6 +556,10 @@ def main(argv: list[str] | None = None) -> int:
         do_nothing_server(args.do_nothing, args.canned)
         return 0
 
+    if args.heavy_only:
+        for line in heavy_scan.report(run_heavy_scan()):
+            print(line)
+        return 0
     names = [n.strip() for n in args.targets.split(",") if n.strip()]
     has_batch = engine_has_batch()
     targets, notes = make_targets(names)
@@ -593,7 +621,10 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.suppress(OSError):
             os.unlink(CANNED_FILE)
 
+    heavy = None if args.no_heavy or "dynabase" not in names else run_heavy_scan()
     print_report(results, startup, concurrent, notes, args)
+    if heavy is not None:
+        print("\n".join(heavy_scan.report(heavy)))
     if args.json:
         Path(args.json).write_text(
             json.dumps(
@@ -601,6 +632,7 @@ def main(argv: list[str] | None = None) -> int:
                     "ops_per_second": results,
                     "startup_seconds": startup,
                     "concurrent_ops_per_second": concurrent,
+                    "heavy_scan": heavy,
                     "notes": notes,
                 },
                 indent=2,

@@ -31,6 +31,8 @@ class Child:
         self.lines: queue.Queue[tuple[str, str | None]] = queue.Queue()  # None: the end of that stream
         self.ended: set[str] = set()
         self.seen: dict[str, list[str]] = {"stdout": [], "stderr": []}
+        #: how many lines of each stream a wait has looked at: one waiting for the other stream reads on
+        self._looked: dict[str, int] = {"stdout": 0, "stderr": 0}
         for name in ("stdout", "stderr"):
             threading.Thread(target=self._read, args=(name,), daemon=True).start()
 
@@ -41,7 +43,14 @@ class Child:
         self.lines.put((name, None))
 
     def wait_for(self, text: str, stream: str = "stderr", timeout: float = READY_TIMEOUT) -> str:
-        """The first line of ``stream`` containing ``text`` (lines before it are kept in :attr:`seen`)."""
+        """The first line of ``stream`` containing ``text`` not looked at by an earlier wait (lines before it are
+        kept in :attr:`seen`). A wait for one stream reads the other's lines too: those are looked at first."""
+        seen = self.seen[stream]
+        while self._looked[stream] < len(seen):
+            line = seen[self._looked[stream]]
+            self._looked[stream] += 1
+            if text in line:
+                return line
         while True:
             try:
                 name, line = self.lines.get(timeout=timeout)
@@ -55,8 +64,10 @@ class Child:
                     raise AssertionError(f"{stream} ended before a line with {text!r}: {self.seen}")
                 continue
             self.seen[name].append(line)
-            if name == stream and text in line:
-                return line
+            if name == stream:
+                self._looked[name] = len(self.seen[name])
+                if text in line:
+                    return line
 
     def stop(self, signum: int, timeout: float = READY_TIMEOUT) -> int:
         """Send ``signum`` and wait for the exit status (a hang guard: it must stop by itself)."""

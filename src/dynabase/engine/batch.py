@@ -138,7 +138,7 @@ def batch_get_item(engine: Engine, req: dict) -> dict:
     unprocessed: dict[str, dict] = {}
     consumed: list[dict] = []
     returned = 0
-    with engine.storage.read() as conn:
+    with engine.storage.reading(snapshot=True) as conn:
         for table, spec, projection, rows in plans:
             found = responses.setdefault(table.name, [])
             units = 0.0

@@ -500,8 +500,8 @@ def get_item(engine: Engine, req: dict) -> dict:
     if projection is not None:  # before the key's checks, as Local makes them
         check_scalar_keys(table, projection.paths)
     row = Row(table, key)
-    with engine.storage.lock:
-        item, size = read_item(engine.storage.conn, table, row)
+    with engine.storage.reading() as conn:
+        item, size = read_item(conn, table, row)
     out: dict[str, Any] = {}
     if item is not None:
         out["Item"] = projection.apply(item) if projection is not None else item

@@ -29,6 +29,7 @@ from .items import bind_condition, bind_projection, bind_request, check_scalar_k
 from .readers import ITEM_READER, ReaderError
 from .schema import Index, Table, check_key_value_size
 from .storage import item_sql, partition_hash
+from .turns import Turns
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -210,49 +211,55 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
             load_row = table.load_body
         else:
             whole = None
-    with engine.storage.lock:
-        cursor = engine.storage.conn.execute(sql, args)
-        fetch = min(limit, _FETCH) if limit is not None else _FETCH
-        while True:
-            rows = cursor.fetchmany(fetch)
-            if not rows:
-                break
-            stop = False
-            for text, binary, size, pk, sk in rows:
-                item = load_row(text, binary, pk, sk)
-                visible = project(item) if project_index else item
-                if fetches:
-                    fetched_units += read_units(size, consistent)
-                    size = item_size(project(item))
-                elif project_index and not all_projected:
-                    size = item_size(visible)
-                scanned += 1
-                total_size += size
-                # a Scan of an LSI filters the whole item (its Query may only filter on projected attributes)
-                if filt is None or filt.evaluate(item if lsi_scan else visible):
-                    count += 1
-                    if select != "COUNT":
-                        shown = projection.apply(visible) if projection is not None else visible
-                        if reader is None:
-                            items.append(shown)
-                        else:
-                            try:
-                                value = reader(shown)
-                                if value is None and whole is not None:
-                                    value = whole(table.load_row(text, binary, pk, sk))
-                            except Exception as error:  # the reader's own: not the engine's failure
-                                raise ReaderError(error) from error
-                            items.append(value)
-                if (limit is not None and scanned >= limit) or total_size >= PAGE_BYTES:
-                    if whole is not None:  # the page's last item, with the keys that end it
-                        item = table.load_row(text, binary, pk, sk)
-                    if not (is_query and index is None and _at_range_end(cond, keys, item, forward)):
-                        last = _last_key(table, index, item)
-                    stop = True
+    with engine.storage.reading() as conn:  # a reader connection: a long Scan holds up no other read
+        cursor = conn.execute(sql, args)
+        # on the shared connection (in :memory:, or in a write) it holds the storage lock: no turns then
+        turns = Turns(engine.storage.turns, conn is not engine.storage.conn)
+        try:
+            fetch = min(limit, _FETCH) if limit is not None else _FETCH
+            while True:
+                rows = cursor.fetchmany(fetch)
+                if not rows:
                     break
-            if stop:
-                break
-        cursor.close()
+                stop = False
+                for text, binary, size, pk, sk in rows:
+                    turns.tick()
+                    item = load_row(text, binary, pk, sk)
+                    visible = project(item) if project_index else item
+                    if fetches:
+                        fetched_units += read_units(size, consistent)
+                        size = item_size(project(item))
+                    elif project_index and not all_projected:
+                        size = item_size(visible)
+                    scanned += 1
+                    total_size += size
+                    # a Scan of an LSI filters the whole item (its Query may only filter on projected attributes)
+                    if filt is None or filt.evaluate(item if lsi_scan else visible):
+                        count += 1
+                        if select != "COUNT":
+                            shown = projection.apply(visible) if projection is not None else visible
+                            if reader is None:
+                                items.append(shown)
+                            else:
+                                try:
+                                    value = reader(shown)
+                                    if value is None and whole is not None:
+                                        value = whole(table.load_row(text, binary, pk, sk))
+                                except Exception as error:  # the reader's own: not the engine's failure
+                                    raise ReaderError(error) from error
+                                items.append(value)
+                    if (limit is not None and scanned >= limit) or total_size >= PAGE_BYTES:
+                        if whole is not None:  # the page's last item, with the keys that end it
+                            item = table.load_row(text, binary, pk, sk)
+                        if not (is_query and index is None and _at_range_end(cond, keys, item, forward)):
+                            last = _last_key(table, index, item)
+                        stop = True
+                        break
+                if stop:
+                    break
+        finally:
+            turns.done()
+            cursor.close()  # before the connection goes back to its pool
 
     out: dict[str, Any] = {}
     if select != "COUNT":

@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StorageError
+from .turns import Gate
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS dynabase_tables (
@@ -447,6 +448,19 @@ class Storage:
         #: them: cut back by a rolled-back savepoint, dropped on rollback, handed to ``on_commit`` after COMMIT
         self.journal: list | None = None
         self.on_commit: Callable[[list], None] | None = None
+        self.timeout = timeout
+        #: whether reads get connections of their own (:meth:`reading`): only a file in WAL journaling, whose
+        #: readers never wait for the writer nor for each other; an in-memory database has one connection
+        self.pooled = False
+        #: the file readers open (only when pooled): the same one after the process changes its directory
+        self._reader_path = os.path.abspath(path)
+        #: the thread inside a transaction of the shared connection (:meth:`write`, :meth:`read`), if any
+        self.owner: int | None = None
+        self._idle: list[sqlite3.Connection] = []
+        self._pool_lock = threading.Lock()
+        self._closed = False
+        #: long reads take turns with it (:mod:`dynabase.engine.turns`)
+        self.turns = Gate()
         try:
             self.conn = sqlite3.connect(
                 path, timeout=timeout, isolation_level=None, check_same_thread=False, cached_statements=512
@@ -458,7 +472,8 @@ class Storage:
             if not adopt:
                 _refuse_foreign(path, self.conn)
             if path != ":memory:" and not path.startswith("file::memory:"):
-                self.conn.execute("PRAGMA journal_mode = WAL")
+                mode = self.conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                self.pooled = str(mode).lower() == "wal"
             # NORMAL in WAL mode: a committed write survives a crash of the process (not of the OS before a
             # checkpoint).
             self.conn.execute("PRAGMA synchronous = NORMAL")
@@ -487,17 +502,66 @@ class Storage:
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
-        """A consistent snapshot for multi-statement reads."""
+        """A consistent snapshot for multi-statement reads on the shared connection, under the lock (no write of
+        this engine commits meanwhile). Reads that need not stop writes use :meth:`reading`."""
         with self.lock:
             conn = self.conn
             if conn.in_transaction:
                 yield conn
                 return
             conn.execute("BEGIN")
+            self.owner = threading.get_ident()
             try:
                 yield conn
             finally:
+                self.owner = None
                 conn.execute("COMMIT")
+
+    def reading(self, snapshot: bool = False) -> _Reading:
+        """``with storage.reading() as conn:`` -- a connection for reads that do not wait for other reads.
+
+        For a file (WAL) it is a reader connection of its own (``PRAGMA query_only``), taken from a pool and
+        opened on first need: each statement reads the last committed state, or with ``snapshot`` the whole
+        block reads one. A thread inside a transaction of the shared connection (a write's conditions, a retry
+        under the write lock) reads on that connection, which sees what it wrote; so does an in-memory
+        database, whose one connection is the database. The caller closes its cursors inside the block."""
+        return _Reading(self, snapshot)
+
+    def _take(self) -> sqlite3.Connection:
+        """An idle reader connection, or a new one with the shared connection's settings."""
+        with self._pool_lock:
+            if self._closed:
+                raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+            if self._idle:
+                return self._idle.pop()
+        conn = sqlite3.connect(
+            self._reader_path,
+            timeout=self.timeout,
+            isolation_level=None,
+            check_same_thread=False,
+            cached_statements=512,
+        )
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+            conn.execute("PRAGMA query_only = ON")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _give(self, conn: sqlite3.Connection) -> None:
+        """Put a reader connection back (closed when the storage is, or past :data:`IDLE_READERS` idle ones)."""
+        try:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            conn.close()
+            return
+        with self._pool_lock:
+            if not self._closed and len(self._idle) < IDLE_READERS:
+                self._idle.append(conn)
+                return
+        conn.close()
 
     def catalog_version(self) -> int:
         if self.private:
@@ -516,7 +580,54 @@ class Storage:
 
     def close(self) -> None:
         with self.lock:
+            with self._pool_lock:
+                self._closed = True
+                idle, self._idle = self._idle, []
+            for conn in idle:  # readers in use are closed when they come back
+                conn.close()
             self.conn.close()
+
+
+#: reader connections kept open between reads (more are opened while more reads run at once, then closed)
+IDLE_READERS = 8
+
+
+class _Reading:
+    """The context manager behind :meth:`Storage.reading` (a class: cheaper than a generator on the hot path)."""
+
+    __slots__ = ("storage", "snapshot", "conn", "shared")
+
+    def __init__(self, storage: Storage, snapshot: bool) -> None:
+        self.storage = storage
+        self.snapshot = snapshot
+        self.conn: sqlite3.Connection | None = None
+        self.shared: Any = None
+
+    def __enter__(self) -> sqlite3.Connection:
+        storage = self.storage
+        if storage.pooled and storage.owner != threading.get_ident():
+            conn = self.conn = storage._take()
+            if self.snapshot:
+                try:
+                    conn.execute("BEGIN")
+                except BaseException:
+                    storage._give(conn)
+                    raise
+            return conn
+        if self.snapshot:
+            self.shared = storage.read()
+            return self.shared.__enter__()
+        storage.lock.acquire()
+        return storage.conn
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
+        storage = self.storage
+        if self.conn is not None:
+            storage._give(self.conn)  # a snapshot's read transaction ends there (it wrote nothing)
+        elif self.shared is not None:
+            self.shared.__exit__(kind, error, trace)
+        else:
+            storage.lock.release()
 
 
 def _refuse_foreign(path: str, conn: sqlite3.Connection) -> None:
@@ -609,6 +720,7 @@ class _WriteTransaction:
                     self.mark = len(storage.journal)
             else:
                 conn.execute("BEGIN IMMEDIATE")
+                storage.owner = threading.get_ident()
         except BaseException:
             storage.lock.release()
             raise
@@ -617,6 +729,8 @@ class _WriteTransaction:
     def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
         storage = self.storage
         conn = storage.conn
+        if not self.nested:
+            storage.owner = None
         try:
             if self.nested:
                 if kind is not None:

@@ -438,7 +438,7 @@ def transact_get_items(engine: Engine, req: dict) -> dict:
         plans.append((table, row, projection))
     responses = []
     consumed: dict[str, Consumed] = {}
-    with engine.storage.read() as conn:
+    with engine.storage.reading(snapshot=True) as conn:
         for table, row, projection in plans:
             item, size = read_row(conn, table, row)
             responses.append(
