@@ -149,8 +149,8 @@ def test_a_validation_message_quotes_only_a_prefix_of_a_huge_value() -> None:
             client.describe_table(TableName="a" * (1024 * 1024))
         message = caught.value.response["Error"]["Message"]  # type: ignore[attr-defined]
         assert caught.value.response["Error"]["Code"] == "ValidationException"  # type: ignore[attr-defined]
-        assert f"Value '{'a' * 1024}...' at 'tableName' failed to satisfy constraint" in message
-        assert len(message) < 2000
+        assert f"Value '{'a' * 65536}...' at 'tableName' failed to satisfy constraint" in message
+        assert len(message) < 66000
     finally:
         stop()
 
@@ -158,9 +158,9 @@ def test_a_validation_message_quotes_only_a_prefix_of_a_huge_value() -> None:
 def test_a_short_value_is_still_quoted_whole() -> None:
     from dynabase.engine.validation import render
 
-    assert render("b" * 1024) == "'" + "b" * 1024 + "'"
-    assert render("b" * 1025) == "'" + "b" * 1024 + "...'"
-    assert render(["x" * 600, "y" * 600]) == "'[" + "x" * 600 + ", " + "y" * 421 + "...'"
+    assert render("b" * 65536) == "'" + "b" * 65536 + "'"
+    assert render("b" * 65537) == "'" + "b" * 65536 + "...'"
+    assert render(["x" * 40000, "y" * 40000]) == "'[" + "x" * 40000 + ", " + "y" * 25533 + "...'"
 
 
 def test_the_budget_is_an_option_of_the_command() -> None:

@@ -63,8 +63,9 @@ def _member_path(parent: str, member: str) -> str:
 
 
 #: the most characters of a value a message quotes: longer ones are cut, with "..." (how the service cuts a huge
-#: value could not be established; a message must not repeat a 16 MiB value)
-QUOTED_CHARS = 1024
+#: value could not be established; a message must not repeat a 16 MiB value). Every length-constrained member's
+#: limit is below it, and DynamoDB Local quotes such values whole (an 8,193-character PartiQL statement, say)
+QUOTED_CHARS = 65536
 
 
 def quoted(text: str) -> str:
