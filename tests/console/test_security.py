@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -226,7 +227,9 @@ def test_serve_ui_refuses_per_key_databases() -> None:
         ui=True,
         schema=None,
     )
+    interval = sys.getswitchinterval()
     assert serve(options, stop_on_signals) == 1
+    assert sys.getswitchinterval() == interval  # serve sets its own only while it serves
 
 
 @pytest.mark.parametrize(

@@ -258,9 +258,6 @@ def serve(
         if getattr(options, name, None) is not None
     }
     _make_room_for_descriptors(limits.get("max_connections", DEFAULT_MAX_CONNECTIONS))
-    # a thread waiting for the GIL (a GetItem while a heavy Scan computes) gets it within 1 ms, not 5: this
-    # process is the server's own, so its interpreter's switch interval is ours to set
-    sys.setswitchinterval(SWITCH_INTERVAL)
     try:
         server = Server(
             db=options.db,
@@ -296,26 +293,37 @@ def serve(
             print(f"dynabase serve: --ui: {error}", file=err)
             return 1
 
-    with stop_signals(server.http.request_stop) as stopping:
-        where = options.db if server.shared_db else f"{options.db}, one database per access key and region"
-        print(f"dynabase serving on {server.url} (db: {where})", flush=True)
-        if console is not None:
-            print(f"dynabase console: open {console.url(server.url)}", flush=True)
-        if level >= 1:
-            _announce(server, secrets, err)
-        try:
-            server.serve_forever()
-        finally:
-            busy = server.http.in_flight()
-            if stopping.is_set() and level >= 1:
-                print(
-                    f"dynabase: stopping ({busy} request{'s' if busy != 1 else ''} in flight)",
-                    file=err,
-                    flush=True,
-                )
-            cut = server.stop(float(getattr(options, "shutdown_timeout", 30.0)))
-            if level >= 1 or cut:
-                print(f"dynabase: stopped{f' ({cut} connections cut)' if cut else ''}", file=err, flush=True)
+    # a thread waiting for the GIL (a GetItem while a heavy Scan computes) gets it within 1 ms, not 5, while the
+    # server runs (a caller's own interval comes back when it returns)
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    try:
+        with stop_signals(server.http.request_stop) as stopping:
+            where = (
+                options.db if server.shared_db else f"{options.db}, one database per access key and region"
+            )
+            print(f"dynabase serving on {server.url} (db: {where})", flush=True)
+            if console is not None:
+                print(f"dynabase console: open {console.url(server.url)}", flush=True)
+            if level >= 1:
+                _announce(server, secrets, err)
+            try:
+                server.serve_forever()
+            finally:
+                busy = server.http.in_flight()
+                if stopping.is_set() and level >= 1:
+                    print(
+                        f"dynabase: stopping ({busy} request{'s' if busy != 1 else ''} in flight)",
+                        file=err,
+                        flush=True,
+                    )
+                cut = server.stop(float(getattr(options, "shutdown_timeout", 30.0)))
+                if level >= 1 or cut:
+                    print(
+                        f"dynabase: stopped{f' ({cut} connections cut)' if cut else ''}", file=err, flush=True
+                    )
+    finally:
+        sys.setswitchinterval(previous)
     return 0
 
 
