@@ -143,35 +143,26 @@ def _embedded_backend(request: Any) -> Backend:
 @register_backend("server")
 def _server_backend(request: Any) -> Backend:
     """The embedded engine behind ``dynabase serve``'s HTTP server (in a thread), reached through boto3."""
-    import dynabase
-    from dynabase.server import run_in_thread
-
-    engine = dynabase.Engine(":memory:")
-    url, stop = run_in_thread(engine)
-    backend = Backend(
-        "server",
-        make_client=lambda: boto3_client("dynamodb", url),
-        make_streams_client=lambda: boto3_client("dynamodbstreams", url),
-    )
-    backend.closers += [
-        engine.close,
-        stop,
-    ]  # closers run in reverse: the server stops, then the engine closes
-    return backend
+    return _served("server", ":memory:")
 
 
 @register_backend("server-file")
 def _server_file_backend(request: Any) -> Backend:
     """``dynabase serve`` as it runs by default: the HTTP server over a database file, whose reads run on reader
     connections of their own (not in the default set: ``DYNABASE_BACKENDS=server-file``)."""
+    folder = request.getfixturevalue("tmp_path_factory").mktemp("server-file")
+    return _served("server-file", str(folder / "conformance.db"))
+
+
+def _served(name: str, db: str) -> Backend:
+    """An engine on ``db`` behind ``dynabase serve``'s HTTP server in a thread, reached through boto3."""
     import dynabase
     from dynabase.server import run_in_thread
 
-    folder = request.getfixturevalue("tmp_path_factory").mktemp("server-file")
-    engine = dynabase.Engine(str(folder / "conformance.db"))
+    engine = dynabase.Engine(db)
     url, stop = run_in_thread(engine)
     backend = Backend(
-        "server-file",
+        name,
         make_client=lambda: boto3_client("dynamodb", url),
         make_streams_client=lambda: boto3_client("dynamodbstreams", url),
     )

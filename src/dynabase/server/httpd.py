@@ -129,33 +129,29 @@ class _Reader:
             self.state.since = now
 
     def recv(self, size: int) -> bytes:
-        self._start()
-        remaining = self.deadline - time.monotonic()
-        if remaining <= 0:
-            raise _Timeout()
-        self.conn.settimeout(remaining)
-        try:
-            chunk = self.conn.recv(size)
-        except TimeoutError:
-            raise _Timeout() from None
-        if not chunk:
-            raise _Closed()
+        chunk: bytes = self._read(self.conn.recv, size)
         return chunk
 
     def recv_into(self, view: memoryview) -> int:
         """Fill (part of) ``view`` from the socket; how many bytes arrived."""
+        count: int = self._read(self.conn.recv_into, view)
+        return count
+
+    def _read(self, read: Any, into: Any) -> Any:
+        """One socket read within the request's deadline: ``_Timeout`` past it, ``_Closed`` when the peer is
+        gone (an empty read)."""
         self._start()
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise _Timeout()
         self.conn.settimeout(remaining)
         try:
-            count = self.conn.recv_into(view)
+            got = read(into)
         except TimeoutError:
             raise _Timeout() from None
-        if not count:
+        if not got:
             raise _Closed()
-        return count
+        return got
 
 
 def listen(host: str, port: int, backlog: int = 512) -> socket.socket:
