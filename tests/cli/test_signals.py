@@ -23,7 +23,7 @@ def test_a_signal_sets_the_stop_and_calls_on_stop_even_when_sigint_was_ignored(s
         with stop_on_signals(lambda: calls.append("stop")) as stop:
             assert not stop.is_set()
             os.kill(os.getpid(), signum)  # the handler runs before the next bytecode of this thread
-            assert stop.is_set() and calls == ["stop"]
+            assert stop.wait(10) and calls == ["stop"]
         # the ignored dispositions it found are back
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
         assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
@@ -40,7 +40,7 @@ def test_a_second_signal_ends_the_process_at_once_with_128_plus_its_number() -> 
 
         with stop_on_signals() as stop:
             os.kill(os.getpid(), signal.SIGTERM)
-            assert stop.is_set()
+            assert stop.wait(10)
             os.kill(os.getpid(), signal.SIGINT)
         print("not reached")
         """
@@ -54,3 +54,32 @@ def test_a_second_signal_ends_the_process_at_once_with_128_plus_its_number() -> 
     )
     assert result.returncode == 128 + signal.SIGINT, result.stderr
     assert "not reached" not in result.stdout
+
+
+def test_a_signal_arriving_while_the_main_thread_is_inside_event_wait_does_not_deadlock() -> None:
+    """The handler runs in the main thread between two bytecodes; if those are inside ``Event.wait``'s
+    ``with self._cond`` (a plain lock), a handler that sets that event itself waits for itself forever
+    (``streams tail --follow`` hung so, 60 s after SIGTERM, in CI). Reproduced exactly: the signal is raised
+    while the main thread holds the event's lock."""
+    program = textwrap.dedent(
+        """
+        import signal, threading
+        from dynabase.cli.signals import stop_on_signals
+
+        wake = threading.Event()
+        with stop_on_signals(wake.set) as stop:
+            with wake._cond:  # where Event.wait is when the signal comes
+                signal.raise_signal(signal.SIGTERM)
+            assert wake.wait(10) and stop.wait(10)
+        print("stopped")
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program],
+        env={**os.environ, "PYTHONPATH": SRC},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "stopped"

@@ -26,17 +26,26 @@ def _nothing() -> None:
 
 @contextlib.contextmanager
 def stop_on_signals(on_stop: Callable[[], None] = _nothing) -> Iterator[threading.Event]:
-    """Within the block, the first SIGINT or SIGTERM sets the event it yields and calls ``on_stop`` (which
-    must be safe in a signal handler: set an event, ask a server to stop accepting); the command finishes
-    the work in flight and returns, exit status 0. A second one ends the process at once (status 128 +
-    the signal's number): the user does not want to wait. The previous handlers come back after."""
+    """Within the block, the first SIGINT or SIGTERM sets the event it yields and calls ``on_stop`` (from a
+    thread of its own, not from the handler: set an event, ask a server to stop accepting); the command
+    finishes the work in flight and returns, exit status 0. A second one ends the process at once (status
+    128 + the signal's number): the user does not want to wait. The previous handlers come back after."""
     stop = threading.Event()
+    received: list[int] = []
 
-    def requested(signum: int, frame: FrameType | None) -> None:
-        if stop.is_set():
-            os._exit(128 + signum)
+    def stopping() -> None:
         stop.set()
         on_stop()
+
+    def requested(signum: int, frame: FrameType | None) -> None:
+        if received:
+            os._exit(128 + signum)
+        received.append(signum)
+        # Not here: the handler runs in the main thread between two of its bytecodes, possibly inside
+        # Event.wait's ``with self._cond`` (a plain Lock) — setting that event here would wait for itself
+        # forever; a print here can meet the main thread's own print (a reentrant-call error). A thread
+        # does both once the main thread lets go.
+        threading.Thread(target=stopping, name="dynabase-stop", daemon=True).start()
 
     previous = {sig: signal.signal(sig, requested) for sig in STOP_SIGNALS}
     try:
