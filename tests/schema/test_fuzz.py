@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dynabase.schema import Schema, SchemaError, SchemaIssue, load_schema, validate_schema
-from dynabase.schema.validate import (
+from dynabase.schema.rules import (
     FIELD_PROPS,
     INDEX_PROPS,
     METRIC_PROPS,

@@ -136,8 +136,9 @@ from .ids import (
 )
 from .json_schema import JSON_SCHEMA, JSON_SCHEMA_FILE
 from .loader import load_schema, parse_text
+from .rules import FORMAT, js_regex
 from .template import Ref, Template, format_value
-from .validate import FORMAT, js_regex, validate_schema
+from .validate import validate_schema
 
 __all__ = [
     "CROCKFORD_ALPHABET",
