@@ -3,6 +3,7 @@ batches, checkpoints, starting positions, filters, retries, bisect-on-error and 
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -77,12 +78,18 @@ def test_handler_gets_lambda_events_in_order(client, streams_client, table):
     for record in records:
         assert set(record) >= LAMBDA_RECORD_KEYS
         assert record["eventSourceARN"] == arn
-        assert isinstance(record["dynamodb"]["ApproximateCreationDateTime"], float)
+        created = record["dynamodb"]["ApproximateCreationDateTime"]  # Lambda's: whole epoch seconds
+        assert type(created) is int and abs(created - time.time()) < 3600
     assert records[0]["dynamodb"]["NewImage"]["blob"] == {"B": "AAE="}  # base64 text, as in Lambda's JSON
     assert records[-1]["dynamodb"]["OldImage"]["pk"] == {"S": "k03"}
     sequences = [int(r["dynamodb"]["SequenceNumber"]) for r in records]
     assert sequences == sorted(sequences)
     assert recorder.contexts[0].function_name == c.name
+    region, account = arn.split(":")[3:5]
+    assert re.fullmatch(  # a real Lambda function ARN: partition, region and account of the stream
+        rf"arn:aws:lambda:{region}:{account}:function:[A-Za-z0-9_-]{{1,64}}",
+        recorder.contexts[0].invoked_function_arn,
+    )
     assert recorder.contexts[0].get_remaining_time_in_millis() > 0
 
 
@@ -177,22 +184,133 @@ def test_without_bisect_the_whole_batch_fails(client, streams_client, table, mak
     assert [r["dynamodb"]["Keys"]["pk"]["S"] for r in entry["records"]] == ["a", "b", "c"]
 
 
-def test_partial_batch_response(client, streams_client, table):
-    put(client, table, "a", "b", "c", "d")
-    calls: list[list[str]] = []
+PARTIAL_REF = (
+    "AWS Lambda developer guide, 'Configuring partial batch response with DynamoDB and Lambda' "
+    "(services-ddb-batchfailurereporting): opted in by ReportBatchItemFailures; an empty or null itemIdentifier "
+    "or one under a bad key name fails the batch completely; the lowest reported sequence number is the "
+    "checkpoint; with bisect on, a partial response bisects at the returned sequence number"
+)
+
+
+def failing_at(key: str, calls: list[list[str]], response: Any = None) -> Any:
+    """A handler reporting the record ``key`` as failed (or answering ``response(record)``) every time."""
 
     def handler(event: dict, context: Any) -> dict:
         keys = [r["dynamodb"]["Keys"]["pk"]["S"] for r in event["Records"]]
         calls.append(keys)
-        if len(calls) == 1:  # report c (and what follows) as failed once
+        failed = [r for r in event["Records"] if r["dynamodb"]["Keys"]["pk"]["S"] == key]
+        if not failed:
+            return {"batchItemFailures": []}
+        sequence = failed[0]["dynamodb"]["SequenceNumber"]
+        return response(sequence) if response else {"batchItemFailures": [{"itemIdentifier": sequence}]}
+
+    return handler
+
+
+def test_partial_batch_response_only_when_opted_in(client, streams_client, table):
+    """Lambda ignores a partial batch response unless the mapping has ReportBatchItemFailures."""
+    put(client, table, "a", "b", "c", "d")
+    ignored: list[list[str]] = []
+    options = Options(batch_size=4, max_retries=0, poll_interval=0.05, retry_delay=0.0)
+    c = consumer(client, streams_client, table, failing_at("c", ignored), options=options, name="plain")
+    c.run(until_idle=True)
+    assert ignored == [["a", "b", "c", "d"]] and (c.handled, c.failed) == (4, 0)
+
+    honoured: list[list[str]] = []
+    options = Options(
+        batch_size=4, max_retries=2, poll_interval=0.05, retry_delay=0.0, report_batch_item_failures=True
+    )
+
+    def once(event: dict, context: Any) -> Any:  # c fails the first time only
+        honoured.append([r["dynamodb"]["Keys"]["pk"]["S"] for r in event["Records"]])
+        if len(honoured) == 1:
             return {
                 "batchItemFailures": [{"itemIdentifier": event["Records"][2]["dynamodb"]["SequenceNumber"]}]
             }
-        return {"batchItemFailures": []}
+        return None  # a null response: all done
 
-    c = consumer(client, streams_client, table, handler, options=Options(batch_size=4, poll_interval=0.05))
+    c = consumer(client, streams_client, table, once, options=options, name="partial")
     c.run(until_idle=True)
+    assert honoured == [["a", "b", "c", "d"], ["c", "d"]] and (c.handled, c.failed) == (4, 0)
+
+
+def test_the_lowest_reported_sequence_number_is_the_checkpoint(client, streams_client, table):
+    put(client, table, "a", "b", "c", "d")
+    calls: list[list[str]] = []
+
+    def handler(event: dict, context: Any) -> dict:
+        records = event["Records"]
+        calls.append([r["dynamodb"]["Keys"]["pk"]["S"] for r in records])
+        if len(calls) > 1:
+            return {}
+        return {
+            "batchItemFailures": [{"itemIdentifier": r["dynamodb"]["SequenceNumber"]} for r in records[:0:-1]]
+        }
+
+    options = Options(batch_size=4, poll_interval=0.05, retry_delay=0.0, report_batch_item_failures=True)
+    consumer(client, streams_client, table, handler, options=options).run(until_idle=True)
+    assert calls == [["a", "b", "c", "d"], ["b", "c", "d"]]  # d, c, b reported: retried from b
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        lambda seq: {"batchItemFailures": [{"itemIdentifier": ""}]},
+        lambda seq: {"batchItemFailures": [{"itemIdentifier": None}]},
+        lambda seq: {"batchItemFailures": [{"ItemIdentifier": seq}]},
+        lambda seq: {"batchItemFailures": [{"itemIdentifier": seq}, {"sequenceNumber": seq}]},
+        lambda seq: {"batchItemFailures": [seq]},
+    ],
+    ids=["empty", "null", "bad-key", "one-bad-of-two", "not-an-object"],
+)
+def test_a_malformed_partial_response_fails_the_whole_batch(
+    client, streams_client, table, tmp_path, response
+):
+    put(client, table, "a", "b", "c")
+    calls: list[list[str]] = []
+    destination = JsonLinesDestination(tmp_path / "failed.jsonl")
+    options = Options(
+        batch_size=3, max_retries=1, poll_interval=0.05, retry_delay=0.0, report_batch_item_failures=True
+    )
+    c = consumer(
+        client,
+        streams_client,
+        table,
+        failing_at("b", calls, response),
+        options=options,
+        on_failure=destination,
+    )
+    c.run(until_idle=True)
+    assert calls == [["a", "b", "c"]] * 2  # the whole batch, tried and retried once
+    (entry,) = destination.entries()
+    assert [r["dynamodb"]["Keys"]["pk"]["S"] for r in entry["records"]] == ["a", "b", "c"]
+    assert "malformed batchItemFailures" in entry["error"]
+    assert (c.handled, c.failed) == (0, 3)
+
+
+@pytest.mark.parametrize("bisect", [False, True])
+def test_a_partial_failure_counts_toward_the_retry_limit(client, streams_client, table, tmp_path, bisect):
+    put(client, table, "a", "b", "c", "d")
+    calls: list[list[str]] = []
+    destination = JsonLinesDestination(tmp_path / "failed.jsonl")
+    options = Options(
+        batch_size=4,
+        max_retries=1,
+        bisect_on_error=bisect,
+        poll_interval=0.05,
+        retry_delay=0.0,
+        report_batch_item_failures=True,
+    )
+    c = consumer(
+        client, streams_client, table, failing_at("c", calls), options=options, on_failure=destination
+    )
+    c.run(until_idle=True)
+    # the first invocation (a partial failure) and one retry from c, not halved: then c and d go out
     assert calls == [["a", "b", "c", "d"], ["c", "d"]]
+    (entry,) = destination.entries()
+    assert [r["dynamodb"]["Keys"]["pk"]["S"] for r in entry["records"]] == ["c", "d"]
+    assert entry["requestContext"]["approximateInvokeCount"] == 2
+    assert (c.handled, c.failed) == (2, 2)
 
 
 def test_filters_on_event_name_and_attributes(client, streams_client, table):

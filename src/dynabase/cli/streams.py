@@ -107,6 +107,12 @@ def register(commands: Any) -> None:
     )
     run.add_argument("--bisect", action="store_true", help="split a failing batch to isolate the bad record")
     run.add_argument(
+        "--report-batch-item-failures",
+        action="store_true",
+        help='honour the handler\'s partial batch response ({"batchItemFailures": [{"itemIdentifier": '
+        "SEQ}]}), as Lambda's ReportBatchItemFailures does; without it the return value is ignored",
+    )
+    run.add_argument(
         "--on-failure",
         metavar="DEST",
         help="where exhausted batches go: a .jsonl file, or table:NAME (a DynamoDB table)",
@@ -340,6 +346,7 @@ def run_run(args: argparse.Namespace) -> int:
             filters=_filters(args),
             max_retries=args.max_retries,
             bisect_on_error=args.bisect,
+            report_batch_item_failures=args.report_batch_item_failures,
             parallel_shards=args.parallel,
             poll_interval=args.poll,
         )
@@ -364,6 +371,7 @@ def run_run(args: argparse.Namespace) -> int:
             if not args.until_idle:
                 _reading(f"running {args.handler} on the stream of {args.table}")
             handled = consumer.run(stop, until_idle=args.until_idle)
+            consumer.drain()  # what the handler still buffers is written before the checkpoints move
         print(
             f"dynabase streams: {handled} records read, {consumer.handled} handled, {consumer.failed} failed",
             file=sys.stderr,

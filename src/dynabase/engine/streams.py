@@ -56,7 +56,9 @@ CREATE TABLE IF NOT EXISTS dynabase_streams (
 );
 """
 
-#: the ``userIdentity`` of the stream records of TTL deletes (botocore's ``Identity`` shape)
+#: the ``userIdentity`` of the stream records of TTL deletes, in GetRecords' wire shape (botocore's ``Identity``:
+#: ``PrincipalId``, ``Type``); Lambda's event spells the same members ``principalId`` and ``type``
+#: (``streams.events.lambda_record`` turns the one into the other)
 SERVICE_IDENTITY = {"PrincipalId": "dynamodb.amazonaws.com", "Type": "Service"}
 MAX_STREAMS = 100  # ListStreams' page
 MAX_SHARDS = 100  # DescribeStream's page
@@ -107,7 +109,9 @@ def record_change(
     data["SizeBytes"] = sum(item_size(data[k]) for k in ("Keys", "NewImage", "OldImage") if k in data)
     data["StreamViewType"] = view
     record: dict[str, Any] = {
-        "eventID": str(uuid.uuid4()),
+        # AWS's form, 32 lowercase hex digits, in GetRecords and in Lambda's events (references in
+        # tests/aws_differences.py, "stream record eventID")
+        "eventID": uuid.uuid4().hex,
         "eventName": event,
         "eventVersion": "1.1",
         "eventSource": "aws:dynamodb",

@@ -17,8 +17,15 @@ checkpoint and hands over again whatever the crashed run had not finished -- nev
 * Errors: without ``bisect_on_error`` a failing batch is retried whole; with it, a failing batch of several
   records is split in two and each half delivered in turn (a split uses no retry), down to the single bad
   record. A batch is retried ``max_retries`` times (-1: until it succeeds, Lambda's default), then sent to
-  ``on_failure`` and passed over. A handler returning ``{"batchItemFailures": [{"itemIdentifier": seq}]}``
-  (Lambda's partial batch response) has the batch counted done up to the first failed record.
+  ``on_failure`` and passed over.
+* ``report_batch_item_failures`` (Lambda's ``FunctionResponseTypes: ["ReportBatchItemFailures"]``): a handler
+  returning ``{"batchItemFailures": [{"itemIdentifier": seq}]}`` has the batch counted done up to the failed
+  record of the lowest sequence number; the rest is retried (that invocation counts toward ``max_retries``;
+  it is not bisected). A response whose ``itemIdentifier`` is empty, null or under another key fails the
+  whole batch. Without the option the handler's return value is ignored, as Lambda ignores it.
+* A handler with a ``held()`` method (``flush()`` to end the holding) holds records whose effect it has not
+  written yet (the metrics handler's buffered values): no checkpoint moves past a held record, and
+  :meth:`Consumer.drain` flushes the handler and saves the checkpoints.
 * ``poll_interval``: seconds between polls of an idle stream (``wake`` ends the wait early);
   ``poll_gap``: the least time between two polls of a busy one.
 * Shards: a child shard is read only once its parent is finished (shard lineage, as on AWS after a split);
@@ -27,6 +34,7 @@ checkpoint and hands over again whatever the crashed run had not finished -- nev
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -60,6 +68,7 @@ class Options:
     filters: Sequence[Any] = ()
     max_retries: int = -1
     bisect_on_error: bool = False
+    report_batch_item_failures: bool = False
     parallel_shards: int = 1
     poll_interval: float = 1.0
     poll_gap: float = 0.0
@@ -136,6 +145,10 @@ class Consumer:
         self.handled = 0
         self.failed = 0
         self._shards: dict[str, Shard] = {}
+        #: per shard, the sequence numbers read after its saved checkpoint (held records keep it back)
+        self._unsaved: dict[str, list[str]] = {}
+        self._since: dict[str, float | None] = {}
+        self._ended: set[str] = set()  # read to the end, not yet saved finished (a record is held)
         self._refreshed = 0.0
         self._lock = threading.Lock()
 
@@ -182,8 +195,19 @@ class Consumer:
         shards = self._ready()
         if self.options.parallel_shards > 1 and len(shards) > 1:
             with ThreadPoolExecutor(min(self.options.parallel_shards, len(shards))) as pool:
-                return sum(pool.map(self._step, shards))
-        return sum(self._step(shard) for shard in shards)
+                handled = sum(pool.map(self._step, shards))
+        else:
+            handled = sum(self._step(shard) for shard in shards)
+        self._save_released()
+        return handled
+
+    def drain(self) -> None:
+        """Have the handler write what it holds (its ``flush()``), then save every shard's checkpoint after
+        what was read: call it before the process ends (``dynabase streams run`` does)."""
+        flush = getattr(self.handler, "flush", None)
+        if callable(flush):
+            flush()
+        self._save_released()
 
     # -- shards ----------------------------------------------------------------------------------------------
 
@@ -194,7 +218,7 @@ class Consumer:
             self._refreshed = now
         ready = []
         for shard in self._shards.values():
-            if self._finished(shard.id):
+            if shard.id in self._ended or self._finished(shard.id):
                 continue
             if shard.parent is not None and shard.parent in self._shards and not self._finished(shard.parent):
                 continue  # lineage: the parent's records come first
@@ -337,14 +361,46 @@ class Consumer:
             ]
             if wanted:
                 self._deliver(shard, wanted)
-            checkpoint = Checkpoint(sequence_number(records[-1]), checkpoint.since)
-        if ended:
-            checkpoint = Checkpoint(checkpoint.sequence, checkpoint.since, finished=True)
+            self._unsaved.setdefault(shard.id, []).extend(sequence_number(r) for r in records)
         if records or ended:
-            self.checkpoints.save(self.name, self.stream_arn, shard.id, checkpoint)
+            self._since[shard.id] = checkpoint.since
+            self._save(shard.id, self._held(), ended)
         if ended:
             self._refreshed = 0.0  # look for the children of a shard that ended
         return len(records)
+
+    def _held(self) -> set[str]:
+        held = getattr(self.handler, "held", None)
+        return set(held()) if callable(held) else set()
+
+    def _save(self, shard_id: str, held: set[str], ended: bool = False) -> None:
+        """Save the shard's checkpoint after its last record read, or just before its first held one."""
+        unsaved = self._unsaved.get(shard_id, [])
+        cut = next((i for i, sequence in enumerate(unsaved) if sequence in held), len(unsaved))
+        if ended:
+            self._ended.add(shard_id)
+        finished = shard_id in self._ended and cut == len(unsaved)
+        if not cut and not finished:
+            return
+        sequence = unsaved[cut - 1] if cut else self._saved_sequence(shard_id)
+        since = self._since.get(shard_id)
+        self.checkpoints.save(self.name, self.stream_arn, shard_id, Checkpoint(sequence, since, finished))
+        del unsaved[:cut]
+        if finished:
+            self._ended.discard(shard_id)
+
+    def _saved_sequence(self, shard_id: str) -> str | None:
+        saved = self.checkpoints.get(self.name, self.stream_arn, shard_id)
+        return None if saved is None else saved.sequence
+
+    def _save_released(self) -> None:
+        """Save the checkpoints that held records kept back and the handler has since let go of."""
+        pending = [shard_id for shard_id, unsaved in self._unsaved.items() if unsaved]
+        pending += [shard_id for shard_id in self._ended if shard_id not in pending]
+        if pending:
+            held = self._held()
+            for shard_id in pending:
+                self._save(shard_id, held)
 
     # -- delivering ------------------------------------------------------------------------------------------
 
@@ -354,15 +410,13 @@ class Consumer:
         pending: list[tuple[list[dict[str, Any]], int]] = [(records, 0)]  # (batch, retries used), front first
         while pending:
             batch, retries = pending.pop(0)
-            error, done = self._invoke(batch)
+            error, done, partial = self._invoke(batch)
             with self._lock:
                 self.handled += done
             if error is None:
                 continue
-            rest = batch[done:]
-            if done:  # a partial batch response: the records before the first failure are done
-                pending.insert(0, (rest, retries))
-            elif self.options.bisect_on_error and len(rest) > 1:
+            rest = batch[done:]  # a partial batch response: the records before the failed one are done
+            if not partial and self.options.bisect_on_error and len(rest) > 1:
                 half = len(rest) // 2
                 pending[:0] = [(rest[:half], retries), (rest[half:], retries)]
             elif self.options.max_retries == -1 or retries < self.options.max_retries:
@@ -371,23 +425,19 @@ class Consumer:
             else:
                 self._give_up(shard, rest, error, retries + 1)
 
-    def _invoke(self, batch: list[dict[str, Any]]) -> tuple[str | None, int]:
-        """Call the handler: ``(None, len(batch))`` on success, else the error and the records done."""
+    def _invoke(self, batch: list[dict[str, Any]]) -> tuple[str | None, int, bool]:
+        """Call the handler: ``(None, len(batch), False)`` on success, else the error, the records done and
+        whether a partial batch response said so."""
         entities = self.table.stream([wire_record(r) for r in batch]) if self.table is not None else None
-        context = LambdaContext(self.name, self.options.timeout, entities, self.table)
+        context = LambdaContext(self.name, self.options.timeout, entities, self.table, self.stream_arn)
         try:
             result = self.handler({"Records": batch}, context)
         except Exception as error:  # the handler's failure is the batch's failure
             log.debug("%s: handler failed: %r", self.name, error)
-            return f"{type(error).__name__}: {error}", 0
-        failures = result.get("batchItemFailures") if isinstance(result, Mapping) else None
-        if not failures:
-            return None, len(batch)
-        failed = {f.get("itemIdentifier") for f in failures if isinstance(f, Mapping)}
-        for index, record in enumerate(batch):
-            if sequence_number(record) in failed:
-                return "batchItemFailures", index
-        return None, len(batch)
+            return f"{type(error).__name__}: {error}", 0, False
+        if not self.options.report_batch_item_failures:
+            return None, len(batch), False
+        return partial_response(result, batch)
 
     def _give_up(self, shard: Shard, records: list[dict[str, Any]], error: str, attempts: int) -> None:
         with self._lock:
@@ -411,6 +461,26 @@ class Consumer:
                 attempts,
                 error,
             )
+
+
+def partial_response(result: Any, batch: list[dict[str, Any]]) -> tuple[str | None, int, bool]:
+    """Lambda's reading of a partial batch response (``ReportBatchItemFailures``), as :meth:`Consumer._invoke`
+    returns it. No response, an empty one, or a null or empty ``batchItemFailures``: all done. An
+    ``itemIdentifier`` that is empty, null or missing (another key): the whole batch failed. Otherwise the
+    batch is done up to the reported record of the lowest sequence number (one the batch does not hold
+    reports nothing: AWS's answer to that is not documented for streams)."""
+    failures = result.get("batchItemFailures") if isinstance(result, Mapping) else None
+    if not failures:
+        return None, len(batch), False
+    listed = failures if isinstance(failures, list) else [None]
+    identifiers = [f.get("itemIdentifier") if isinstance(f, Mapping) else None for f in listed]
+    if not all(isinstance(i, str) and i for i in identifiers):
+        text = json.dumps(failures, default=str)[:200]
+        return f"malformed batchItemFailures (an itemIdentifier empty, null or missing): {text}", 0, False
+    for index, record in enumerate(batch):
+        if sequence_number(record) in identifiers:
+            return f"batchItemFailures: {sequence_number(record)}", index, True
+    return None, len(batch), False
 
 
 def _error_code(error: Exception) -> str | None:
@@ -462,5 +532,6 @@ __all__ = [
     "Options",
     "Shard",
     "iter_records",
+    "partial_response",
     "stream_arn",
 ]

@@ -1,13 +1,17 @@
 """Stream records in the shape AWS Lambda hands a DynamoDB event-source handler.
 
 ``boto3`` (and the embedded client, which copies it) parses ``ApproximateCreationDateTime`` into a ``datetime``
-and binary values into ``bytes``; Lambda's JSON event carries epoch seconds and base64 text, plus the stream's
-ARN as ``eventSourceARN``. :func:`lambda_record` turns the one into the other, so a Lambda handler runs
-unchanged.
+and binary values into ``bytes``; Lambda's JSON event carries an integer number of epoch seconds and base64
+text, plus the stream's ARN as ``eventSourceARN``. The ``userIdentity`` of a TTL delete is
+``{"PrincipalId", "Type"}`` in GetRecords (the service model's ``Identity``) and
+``{"principalId": "dynamodb.amazonaws.com", "type": "Service"}`` in Lambda's event, so that the TTL filter
+AWS documents (``{"userIdentity": {"type": ["Service"], "principalId": ["dynamodb.amazonaws.com"]}}``)
+matches. :func:`lambda_record` turns the one into the other, so a Lambda handler runs unchanged.
 """
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from collections.abc import Mapping
@@ -21,16 +25,21 @@ def lambda_record(record: Mapping[str, Any], stream_arn: str) -> dict[str, Any]:
     """One GetRecords record as a record of Lambda's ``{"Records": [...]}`` event."""
     out = dict(record)
     data = dict(record.get("dynamodb") or {})
-    created = data.get("ApproximateCreationDateTime")
-    if isinstance(created, datetime):
-        data["ApproximateCreationDateTime"] = float(int(created.timestamp()))
+    if "ApproximateCreationDateTime" in data:
+        data["ApproximateCreationDateTime"] = int(created_at(record))
     for key in ("Keys", "NewImage", "OldImage"):
         image = data.get(key)
         if image is not None and any("B" in v or "BS" in v or "M" in v or "L" in v for v in image.values()):
             data[key] = encode_item(image)
     out["dynamodb"] = data
     out["eventSourceARN"] = stream_arn
+    identity = record.get("userIdentity")
+    if isinstance(identity, Mapping):
+        out["userIdentity"] = {_IDENTITY.get(key, key): value for key, value in identity.items()}
     return out
+
+
+_IDENTITY = {"PrincipalId": "principalId", "Type": "type"}  # GetRecords' member -> Lambda's
 
 
 def wire_record(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -58,6 +67,25 @@ def sequence_number(record: Mapping[str, Any]) -> str:
     return sequence
 
 
+def function_arn(name: str, stream_arn: str | None = None) -> str:
+    """A Lambda function ARN for a consumer: the stream's region and account (``us-east-1`` and
+    ``000000000000`` without a stream ARN), and ``name`` with what a function name cannot hold (``:``, ``.``,
+    ``/``...) as ``-``, cut to 64 characters: ``arn:aws:lambda:us-east-1:000000000000:function:handlers-on_order``."""
+    parts = (stream_arn or "").split(":")
+    region, account = (parts[3], parts[4]) if len(parts) > 5 and parts[3] and parts[4] else _DEFAULT_PLACE
+    partition = parts[1] if len(parts) > 5 and parts[1] else "aws"
+    return f"arn:{partition}:lambda:{region}:{account}:function:{function_name(name)}"
+
+
+def function_name(name: str) -> str:
+    """``name`` as a Lambda function name: letters, digits, ``-`` and ``_``, 1 to 64 characters."""
+    return (_NOT_IN_NAME.sub("-", name) or "consumer")[:64]
+
+
+_NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_-]")
+_DEFAULT_PLACE = ("us-east-1", "000000000000")
+
+
 class LambdaContext:
     """The context object a Lambda handler receives (the parts that mean something locally).
 
@@ -67,14 +95,19 @@ class LambdaContext:
     """
 
     def __init__(
-        self, function_name: str, timeout: float | None, entities: Any = None, table: Any = None
+        self,
+        name: str,
+        timeout: float | None,
+        entities: Any = None,
+        table: Any = None,
+        stream_arn: str | None = None,
     ) -> None:
-        self.function_name = function_name
+        self.function_name = function_name(name)
         self.function_version = "$LATEST"
-        self.invoked_function_arn = f"arn:aws:lambda:local:000000000000:function:{function_name}"
+        self.invoked_function_arn = function_arn(name, stream_arn)
         self.memory_limit_in_mb = 0
         self.aws_request_id = str(uuid.uuid4())
-        self.log_group_name = f"/aws/lambda/{function_name}"
+        self.log_group_name = f"/aws/lambda/{self.function_name}"
         self.log_stream_name = "dynabase"
         self.entities = entities
         self.table = table
@@ -86,4 +119,13 @@ class LambdaContext:
         return max(0, int((self._deadline - time.monotonic()) * 1000))
 
 
-__all__ = ["LambdaContext", "created_at", "lambda_record", "sequence_number", "wire_image", "wire_record"]
+__all__ = [
+    "LambdaContext",
+    "created_at",
+    "function_arn",
+    "function_name",
+    "lambda_record",
+    "sequence_number",
+    "wire_image",
+    "wire_record",
+]

@@ -19,7 +19,9 @@ holds for the new item gives one CloudWatch Embedded Metric Format (EMF) documen
 * ``buffer``: ``{count: N, elapsed: S}`` (dynabase's reading: the Ioto page names ``buffer`` without its
   keys): values are gathered per metric and dimension values, and emitted as one document holding a list of
   values once ``count`` (at most 100, EMF's limit) are buffered or ``elapsed`` seconds have passed since the
-  first; :meth:`Metrics.flush` emits the rest. Buffered values are in memory: a crash loses them.
+  first; :meth:`Metrics.flush` emits the rest. Buffered values are in memory, so :meth:`Metrics.held` names
+  the records they came from: a :class:`~.consumer.Consumer` moves no checkpoint past them, and after a crash
+  they are read again (``dynabase streams run`` flushes on exit, then saves the checkpoints).
 
 ``enable`` places a model on the device, in the cloud or both: ``Metrics(table, place="device")`` computes
 only the device's. ``process.<Model>.notify: true`` calls ``notify(model, change)`` for each change of the
@@ -174,7 +176,8 @@ class Metrics:
             ]
             if process.notify:
                 self.notified.add(name)
-        self._buffers: dict[tuple, tuple[float, dict, _Definition, dict[str, list]]] = {}
+        #: buffer key -> (started, dimensions, definition, {metric: values}, first record's sequence number)
+        self._buffers: dict[tuple, tuple[float, dict, _Definition, dict[str, list], str | None]] = {}
         self._lock = threading.Lock()
 
     def __call__(self, event: Mapping[str, Any], context: Any = None) -> None:
@@ -192,15 +195,17 @@ class Metrics:
                     raw = record["dynamodb"].get("NewImage") or {}
                     for definition in self.definitions.get(model, ()):
                         for key, dims, values in definition.documents(new, raw):
-                            self._add(definition, key, dims, values, created_at(record))
+                            self._add(definition, key, dims, values, record)
         self._expire()
 
-    def _add(self, definition: _Definition, key: tuple, dims: dict, values: dict, when: float) -> None:
+    def _add(self, definition: _Definition, key: tuple, dims: dict, values: dict, record: Mapping) -> None:
         if definition.count == 1 and not definition.elapsed:
-            self.emit(document(definition.namespace, dims, values, when))
+            self.emit(document(definition.namespace, dims, values, created_at(record)))
             return
+        sequence = (record.get("dynamodb") or {}).get("SequenceNumber")
         with self._lock:
-            started, _, _, gathered = self._buffers.setdefault(key, (self.clock(), dims, definition, {}))
+            entry = (self.clock(), dims, definition, {}, sequence)
+            _, _, _, gathered, _ = self._buffers.setdefault(key, entry)
             for name, value in values.items():
                 gathered.setdefault(name, []).append(value)
             full = max(len(v) for v in gathered.values()) >= definition.count
@@ -209,7 +214,7 @@ class Metrics:
 
     def _expire(self) -> None:
         now = self.clock()
-        for key, (started, _, definition, _) in list(self._buffers.items()):
+        for key, (started, _, definition, _, _) in list(self._buffers.items()):
             if definition.elapsed and now - started >= definition.elapsed:
                 self._emit_buffer(key)
 
@@ -217,13 +222,18 @@ class Metrics:
         with self._lock:
             entry = self._buffers.pop(key, None)
         if entry is not None:
-            _, dims, definition, gathered = entry
+            _, dims, definition, gathered, _ = entry
             self.emit(document(definition.namespace, dims, gathered, self.clock()))
 
     def flush(self) -> None:
         """Emit every buffered value now."""
         for key in list(self._buffers):
             self._emit_buffer(key)
+
+    def held(self) -> set[str]:
+        """The sequence numbers of the records that started the buffers not emitted yet."""
+        with self._lock:
+            return {entry[4] for entry in self._buffers.values() if entry[4] is not None}
 
 
 _EMF_HANDLERS: dict[int, Metrics] = {}
@@ -241,7 +251,18 @@ def emf(event: Mapping[str, Any], context: Any) -> None:
     metrics(event, context)
 
 
+def _held_by_emf() -> set[str]:
+    return set().union(*(metrics.held() for metrics in list(_EMF_HANDLERS.values())))
+
+
+def _flush_emf() -> None:
+    for metrics in list(_EMF_HANDLERS.values()):
+        metrics.flush()
+
+
 emf.needs_schema = True  # type: ignore[attr-defined]
+emf.held = _held_by_emf  # type: ignore[attr-defined]
+emf.flush = _flush_emf  # type: ignore[attr-defined]
 
 
 def document(namespace: str, dimensions: dict[str, str], values: dict[str, Any], when: float) -> dict:
