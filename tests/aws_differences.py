@@ -257,6 +257,23 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
         ref="scylladb/scylladb test/alternator/test_compressed_response.py (run against AWS): answers of 4096 "
         "bytes or more, gzip or deflate as Accept-Encoding prefers (a server test: tests/server)",
     ),
+    Behaviour(
+        name="stream record eventID",
+        local="gives a dashed UUID (8fabd528-6bb4-4821-b090-c2d881057927)",
+        ref="https://pastebin.com/Anu9nCzN (GetRecords answered by AWS in ap-southeast-1: "
+        "'a14537b9b153d5e7dece6e5587d71b75'); the Lambda events AWS delivered in "
+        "https://app.unpkg.com/@incdevco/framework@1.4.3/files/lambda/dynamodb-stream/example-event.json and "
+        "aws_lambda_events' fixture example-dynamodb-event.json (docs.rs): 32 lowercase hex digits",
+    ),
+    Behaviour(
+        name="TTL deletes in the stream",
+        local="records them with eventName UNKNOWN_TO_SDK_VERSION and no userIdentity, on a schedule of its own",
+        ref="DynamoDB Streams API reference, Record (userIdentity of TTL deletes: type 'Service', principalId "
+        "'dynamodb.amazonaws.com') and Identity (the GetRecords members PrincipalId, Type); Lambda's event "
+        "spells them principalId and type: Powertools for AWS Lambda's DynamoDBStreamEvent schema "
+        "(userIdentity?: {principalId: 'dynamodb.amazonaws.com'; type: 'Service'}) and aws_lambda_events' "
+        "fixture example-dynamodb-event.json",
+    ),
 )
 
 

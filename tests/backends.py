@@ -69,6 +69,8 @@ class Backend:
     make_streams_client: Callable[[], Any] | None = None
     #: called once at session end
     closers: list[Callable[[], None]] = field(default_factory=list)
+    #: the dynabase engine behind a served backend (tests that drive it: TTL sweeps); None elsewhere
+    served_engine: Any = None
     _client: Any = None
     _streams_client: Any = None
 
@@ -165,6 +167,7 @@ def _served(name: str, db: str) -> Backend:
         name,
         make_client=lambda: boto3_client("dynamodb", url),
         make_streams_client=lambda: boto3_client("dynamodbstreams", url),
+        served_engine=engine,
     )
     backend.closers += [
         engine.close,
@@ -191,6 +194,7 @@ def _lean_backend(request: Any) -> Backend:
         "lean",
         make_client=lambda: opened(dynabase.endpoint(url, region=REGION, max_attempts=2, **FAKE_CREDENTIALS)),
         make_streams_client=lambda: opened(backend.client().streams()),
+        served_engine=engine,
     )
     backend.closers += [engine.close, stop]  # closers run in reverse: clients close, the server stops
     return backend

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+
+from aws_differences import behaviour
+
+EVENT_ID = behaviour("stream record eventID")
 
 
 @pytest.fixture
@@ -63,3 +69,24 @@ def test_describe_unknown_stream(streams_client, stream_table):
     _table, arn = stream_table
     with pytest.raises(streams_client.exceptions.ResourceNotFoundException):
         streams_client.describe_stream(StreamArn=arn + "x")
+
+
+def test_stream_records_carry_an_event_id_and_whole_creation_seconds(client, streams_client, stream_table):
+    table, arn = stream_table
+    client.put_item(TableName=table, Item={"pk": {"S": "a"}})
+    client.put_item(TableName=table, Item={"pk": {"S": "b"}})
+    got = records(streams_client, arn)
+    assert len({r["eventID"] for r in got}) == 2
+    for record in got:
+        created = record["dynamodb"]["ApproximateCreationDateTime"]
+        assert created.microsecond == 0  # whole seconds on the wire
+
+
+@pytest.mark.aws_only(reason=EVENT_ID.local, ref=EVENT_ID.ref)
+def test_event_ids_are_32_hex_digits(client, streams_client, stream_table):
+    table, arn = stream_table
+    client.put_item(TableName=table, Item={"pk": {"S": "a"}})
+    client.delete_item(TableName=table, Key={"pk": {"S": "a"}})
+    assert [bool(re.fullmatch("[0-9a-f]{32}", r["eventID"])) for r in records(streams_client, arn)] == [
+        True
+    ] * 2

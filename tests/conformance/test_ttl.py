@@ -168,14 +168,17 @@ def test_invalid_table_name(client, operation):
 
 
 @pytest.fixture
-def sweeping_engine(client, backend_name):
-    if backend_name != "embedded":
+def sweeping_engine(client, backend):
+    """The dynabase engine of the backend (embedded, or behind ``dynabase serve``), which deletes expired items
+    on ``engine.sweep_expired()``."""
+    engine = getattr(client, "engine", None) or backend.served_engine
+    if engine is None:
         pytest.skip(
-            f"{backend_name}: expired items are deleted on the backend's own schedule (DynamoDB Local: anywhere "
-            "from about a second to never), so this cannot be observed reliably; the embedded engine deletes "
+            f"{backend.name}: expired items are deleted on the backend's own schedule (DynamoDB Local: anywhere "
+            "from about a second to never), so this cannot be observed reliably; dynabase's engine deletes "
             "them on engine.sweep_expired()"
         )
-    return client.engine
+    return engine
 
 
 def expiring_items(now):
