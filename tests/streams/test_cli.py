@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -177,33 +178,72 @@ def test_help_shows_both_commands(capsys):
         assert option in out
 
 
-def test_run_the_metrics_handler_prints_emf(tmp_path, capsys):
-    from .test_metrics import check_emf
+def metrics_device(tmp_path: Path, readings: int, metric: str = "") -> tuple[str, str]:
+    """A device database with ``readings`` Reading items (temp 1, 2, ...) and its schema file, whose
+    Reading metrics are ``temp`` by ``Device`` (``metric``: more of the definition, JSON5)."""
+    from dynabase.model import Table
+    from dynabase.schema import load_schema
 
     schema = tmp_path / "schema.json5"
     schema.write_text(
         """{format: 'onetable:1.1.0', version: '0.0.1', indexes: {primary: {hash: 'pk', sort: 'sk'}},
         models: {Reading: {pk: {type: 'string', value: 'device#${deviceId}'}, sk: {type: 'string', value: 'r#${id}'},
                            deviceId: {type: 'string', required: true}, id: {type: 'string'}, temp: {type: 'number'}}},
-        process: {Reading: {metrics: [{namespace: 'Embedthis/Device', fields: ['temp'], dimensions: [{Device: 'deviceId'}]}]}}}"""
+        process: {Reading: {metrics: [{namespace: 'Embedthis/Device', fields: ['temp'],
+                                       dimensions: [{Device: 'deviceId'}]METRIC}]}}}""".replace(
+            "METRIC", metric
+        )
     )
     db = str(tmp_path / "device.db")
-    from dynabase.model import Table
-    from dynabase.schema import load_schema
-
     client = dynabase.connect(db)
     table = Table("device", client, load_schema(schema))
     table.create_table(stream="NEW_IMAGE")
-    table.model("Reading").create({"deviceId": "d1", "id": "1", "temp": 21})
+    for n in range(1, readings + 1):
+        table.model("Reading").create({"deviceId": "d1", "id": f"{n:02}", "temp": n})
     client.close()
+    return db, str(schema)
+
+
+def emf_lines(text: str) -> list[Any]:
+    from .test_metrics import check_emf
+
+    docs = [json.loads(line) for line in text.splitlines()]
+    for doc in docs:
+        check_emf(doc)
+        assert doc["Device"] == "d1"
+    return [doc["temp"] for doc in docs]
+
+
+def test_run_the_metrics_handler_prints_emf(tmp_path, capsys):
+    db, schema = metrics_device(tmp_path, 1)
     args = ["streams", "run", "dynabase.streams.metrics:emf", "device", "--db", db, "--until-idle"]
     assert main(args) == 1
     assert "needs the schema: add --schema FILE" in capsys.readouterr().err
-    assert main(args + ["--schema", str(schema)]) == 0
-    (line,) = capsys.readouterr().out.splitlines()
-    doc = json.loads(line)
-    check_emf(doc)
-    assert (doc["Device"], doc["temp"]) == ("d1", 21)
+    assert main(args + ["--schema", schema]) == 0
+    assert emf_lines(capsys.readouterr().out) == [1]
+
+
+def test_run_flushes_buffered_metrics_before_it_saves_the_checkpoint(tmp_path, capsys):
+    """7 readings in buffers of 3: 3 documents, the last one written on the way out; the checkpoint is then
+    after the 7th reading, so a new run writes nothing again."""
+    db, schema = metrics_device(tmp_path, 7, ", buffer: {count: 3}")
+    args = ["streams", "run", "dynabase.streams.metrics:emf", "device", "--db", db, "--schema", schema]
+    assert main([*args, "--until-idle"]) == 0
+    assert emf_lines(capsys.readouterr().out) == [[1, 2, 3], [4, 5, 6], [7]]
+    assert main([*args, "--until-idle"]) == 0
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_run_stopped_by_a_signal_flushes_buffered_metrics(tmp_path, signum):
+    db, schema = metrics_device(tmp_path, 7, ", buffer: {count: 3}")
+    command = ["streams", "run", "dynabase.streams.metrics:emf", "device", "--db", db, "--schema", schema]
+    with dynabase_command(command) as child:
+        child.wait_for("dynabase streams: running dynabase.streams.metrics:emf on the stream of device")
+        child.wait_for('"temp":[4,5,6]', stream="stdout")  # two documents; the 7th reading is buffered
+        assert child.stop(signum) == 0
+        out = child.rest("stdout")
+    assert emf_lines(out)[-1] == [7]
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])

@@ -17,7 +17,7 @@ import pytest
 
 import dynabase
 from dynabase.model import Table
-from dynabase.streams import Consumer, Options
+from dynabase.streams import Consumer, MemoryCheckpoints, Options
 from dynabase.streams.metrics import Metrics
 
 UNITS = [
@@ -118,14 +118,20 @@ def schema(process: dict) -> dict:
 
 
 class Harness:
-    def __init__(self, process: dict, **metrics: Any) -> None:
+    def __init__(self, process: dict, checkpoints: Any = None, **metrics: Any) -> None:
         self.client = dynabase.connect(":memory:")
         self.table = Table("device", self.client, schema(process))
         self.table.create_table(stream="NEW_AND_OLD_IMAGES")
         self.docs: list[dict] = []
         self.metrics = Metrics(self.table, metrics.pop("emit", self.docs.append), **metrics)
+        self.consumer = self.restart(checkpoints)
+
+    def restart(self, checkpoints: Any = None) -> Consumer:
+        """A consumer (new, as after a crash) of the table's stream for :attr:`metrics`."""
         options = Options(poll_interval=0.01)
-        self.consumer = Consumer.for_table(self.client, "device", self.metrics, options=options)
+        return Consumer.for_table(
+            self.client, "device", self.metrics, options=options, checkpoints=checkpoints
+        )
 
     def run(self) -> list[dict]:
         self.consumer.run(until_idle=True)
@@ -209,6 +215,47 @@ def test_buffer_count_gathers_values_into_one_document():
     assert sorted((d["deviceId"], d["temperature"]) for d in h.docs[1:]) == [("d1", [4]), ("d2", [9])]
     for doc in h.docs:
         check_emf(doc)
+
+
+def test_the_checkpoint_never_moves_past_a_buffered_reading():
+    """A buffered value is in memory only: the consumer's checkpoint stays before the first record whose
+    value is not written yet, so a crash hands it over again; ``drain`` writes it and moves the checkpoint."""
+    metric = {"namespace": "N", "fields": ["temperature"], "dimensions": ["deviceId"], "buffer": {"count": 3}}
+    store = MemoryCheckpoints()
+    h = Harness({"Reading": {"metrics": [metric]}}, checkpoints=store)
+    Reading = h.table.model("Reading")
+    for t in range(1, 8):
+        Reading.create({"deviceId": "d1", "temperature": t})
+    sequences = [r["dynamodb"]["SequenceNumber"] for r in stream_records(h)]
+    assert [d["temperature"] for d in h.run()] == [[1, 2, 3], [4, 5, 6]]
+    (saved,) = store.saved.values()
+    assert saved.sequence == sequences[5]  # after reading 6: reading 7 is still buffered
+
+    # the process dies: its buffer is lost, the store is not; a new run hands reading 7 over again
+    docs: list[dict] = []
+    metrics = Metrics(h.table, docs.append)
+    restarted = Consumer.for_table(
+        h.client, "device", metrics, options=Options(poll_interval=0.01), checkpoints=store
+    )
+    restarted.run(until_idle=True)
+    assert docs == [] and metrics.held() == {sequences[6]}
+    assert next(iter(store.saved.values())).sequence == sequences[5]
+    restarted.drain()  # as `dynabase streams run` does on its way out: written, then the checkpoint moves
+    assert [d["temperature"] for d in docs] == [[7]]
+    assert next(iter(store.saved.values())).sequence == sequences[6]
+    Reading.create({"deviceId": "d1", "temperature": 8})
+    restarted.run(until_idle=True)
+    assert next(iter(store.saved.values())).sequence == sequences[6]  # reading 8 is buffered
+
+
+def stream_records(h: Harness) -> list[dict]:
+    arn = h.consumer.stream_arn
+    streams = h.client.streams()
+    (shard,) = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]
+    iterator = streams.get_shard_iterator(
+        StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
+    )
+    return streams.get_records(ShardIterator=iterator["ShardIterator"])["Records"]
 
 
 def test_buffer_elapsed_emits_after_the_time():

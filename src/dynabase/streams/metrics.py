@@ -246,7 +246,7 @@ def emf(event: Mapping[str, Any], context: Any) -> None:
     if table is None:
         raise ValueError("dynabase.streams.metrics:emf needs the schema: run it with --schema FILE")
     metrics = _EMF_HANDLERS.get(id(table))
-    if metrics is None:
+    if metrics is None or metrics.table is not table:  # (an id is reused once its table is gone)
         metrics = _EMF_HANDLERS[id(table)] = Metrics(table)
     metrics(event, context)
 
