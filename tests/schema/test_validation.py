@@ -576,6 +576,31 @@ CASES = [
         base(process={"User": {"metrics": [{"namespace": "N", "fields": [3]}]}}),
         ["process.User.metrics[0].fields[0]: must be an attribute name or a {metric: attribute} object"],
     ),
+    (
+        "a metric and a dimension sharing a name (EMF: one root member each, a string or a number)",
+        base(
+            process={
+                "User": {
+                    "metrics": [
+                        {"namespace": "N", "fields": ["age"], "dimensions": ["name", "age"]},
+                        {
+                            "namespace": "N",
+                            "fields": [{"Load": "age"}],
+                            "dimensions": [{"Site": "name", "Load": "x"}],
+                        },
+                    ]
+                }
+            }
+        ),
+        [
+            "process.User.metrics[0].dimensions[1]: dimension 'age' is also a metric of this definition: an EMF "
+            "document holds both in one member named after them, and a dimension's value must be a string where "
+            "a metric's is a number; rename one",
+            "process.User.metrics[1].dimensions[0]: dimension 'Load' is also a metric of this definition: an EMF "
+            "document holds both in one member named after them, and a dimension's value must be a string where "
+            "a metric's is a number; rename one",
+        ],
+    ),
     # -- cross-model -------------------------------------------------------------------------------------
     (
         "two TTL attributes",

@@ -67,6 +67,25 @@ def test_invalid_schema_exits_1_with_path_message_lines(capsys, tmp_path):
         assert sep and where and message and " " not in where
 
 
+def test_a_metric_and_a_dimension_sharing_a_name_are_refused(capsys, tmp_path):
+    """EMF holds each in a root member of its name, a string for a dimension and a number for a metric."""
+    path = tmp_path / "metrics.json5"
+    path.write_text(
+        """{format: 'onetable:1.1.0', version: '0.0.1', indexes: {primary: {hash: 'pk', sort: 'sk'}},
+        models: {Reading: {pk: {type: 'string', value: 'device#${deviceId}'}, sk: {type: 'string', value: 'r#${id}'},
+                           deviceId: {type: 'string'}, id: {type: 'string'}, temp: {type: 'number'}}},
+        process: {Reading: {metrics: [{namespace: 'N', fields: [{Device: 'temp'}], dimensions: [{Device: 'deviceId'}]}]}}}"""
+    )
+    result = run(capsys, "validate", path)
+    assert result.code == 1
+    assert result.err.splitlines() == [
+        "process.Reading.metrics[0].dimensions[0]: dimension 'Device' is also a metric of this definition: an EMF "
+        "document holds both in one member named after them, and a dimension's value must be a string where a "
+        "metric's is a number; rename one",
+        f"{path}: invalid (1 error)",
+    ]
+
+
 def test_json_output(capsys, tmp_path):
     path = tmp_path / "bad.json5"
     path.write_text(BAD)

@@ -14,6 +14,7 @@ from .checks import ModelChecks
 from .defs import Metric, ModelDef, Process, Schema
 from .errors import SchemaError, SchemaIssue, TemplateError, join_path
 from .fields import FieldDraft, FieldParts
+from .metric_names import shared_names
 from .rules import (
     ENABLE_VALUES,
     FORMAT,
@@ -277,6 +278,8 @@ class _Compiler(TableParts, FieldParts, ModelChecks):
                             self.error(
                                 join_path(dpath, j), "must be a name or a {dimension: attribute} object"
                             )
+            for j, message in shared_names(fields, spec.get("dimensions")):
+                self.error(join_path(dpath, j), message)
             where = self.get_str(spec, "where", mpath)
             buffer = spec.get("buffer")
             if buffer is not None and not isinstance(buffer, Mapping):
