@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from dynabase.model import TransactionError
+from dynabase.streams.checkpoints import Checkpoint, CheckpointStore
 from dynabase.streams.search import Page, Projection
 from dynabase.streams.search import SearchIndex as FullTextIndex
 
@@ -1122,23 +1123,40 @@ class StreamPoller:
     ``boto3.client("dynamodbstreams")``. Every :meth:`poll` drains what is new on every shard of every stream
     (from the trim horizon on the first poll, unless ``from_start=False``) and returns
     ``[(logical table name, record), ...]``, each table's records in stream order.
+
+    With ``checkpoints`` (a :mod:`dynabase.streams` checkpoint store, e.g. ``SqliteCheckpoints("search.db")``)
+    the poller remembers, under ``name``, how far each shard was projected: :meth:`commit` saves it once the
+    records of the last :meth:`poll` are handled (:func:`drain` does), and a new poller on the same store
+    starts right after it -- so the projection, restarted, catches up with what changed while it was down
+    rather than starting from the stream's end. A shard first seen with ``from_start=False`` has its end saved
+    at once, so even a restart before the first commit misses nothing.
     """
 
     def __init__(
-        self, vams: Vams, streams: Any, *, tables: Iterable[str] = STREAMED, from_start: bool = True
+        self,
+        vams: Vams,
+        streams: Any,
+        *,
+        tables: Iterable[str] = STREAMED,
+        from_start: bool = True,
+        checkpoints: CheckpointStore | None = None,
+        name: str = "vams-search",
     ) -> None:
         self.vams = vams
         self.streams = streams
         self.tables = list(tables)
         self.from_start = from_start
+        self.checkpoints = checkpoints
+        self.name = name
         self._iterators: dict[
             tuple[str, str], str | None
         ] = {}  # (table, shard id) -> iterator; None = closed
         self._arns: dict[str, str] = {}
+        self._polled: dict[tuple[str, str], str] = {}  # (table, shard id) -> last sequence number polled
         if not from_start:
             for table in self.tables:  # position every known shard at its end now
                 for shard in self._shards(table):
-                    self._iterators[(table, shard)] = self._iterator(table, shard, "LATEST")
+                    self._iterators[(table, shard)] = self._start(table, shard)
 
     def _arn(self, table: str) -> str:
         arn = self._arns.get(table)
@@ -1158,10 +1176,35 @@ class StreamPoller:
                 return shards
             kwargs["ExclusiveStartShardId"] = last
 
-    def _iterator(self, table: str, shard: str, kind: str) -> str:
+    def _iterator(self, table: str, shard: str, kind: str, sequence: str | None = None) -> str:
+        position = {"SequenceNumber": sequence} if sequence is not None else {}
         return self.streams.get_shard_iterator(
-            StreamArn=self._arn(table), ShardId=shard, ShardIteratorType=kind
+            StreamArn=self._arn(table), ShardId=shard, ShardIteratorType=kind, **position
         )["ShardIterator"]
+
+    def _start(self, table: str, shard: str) -> str | None:
+        """The iterator a shard is first read from: after its checkpoint, else its start or (``from_start``
+        false) its end -- saved as the checkpoint when there is a store."""
+        saved = self.checkpoints.get(self.name, self._arn(table), shard) if self.checkpoints else None
+        if saved is not None:
+            if saved.sequence is None:
+                return self._iterator(table, shard, "TRIM_HORIZON")
+            return self._iterator(table, shard, "AFTER_SEQUENCE_NUMBER", saved.sequence)
+        if self.from_start:
+            return self._iterator(table, shard, "TRIM_HORIZON")
+        if self.checkpoints is None:
+            return self._iterator(table, shard, "LATEST")
+        iterator: str | None = self._iterator(table, shard, "TRIM_HORIZON")  # read through to find the end
+        last = None
+        while iterator:
+            page = self.streams.get_records(ShardIterator=iterator, Limit=1000)
+            if page.get("Records"):
+                last = page["Records"][-1]["dynamodb"]["SequenceNumber"]
+            iterator = page.get("NextShardIterator")
+            if not page.get("Records"):
+                break
+        self.checkpoints.save(self.name, self._arn(table), shard, Checkpoint(last))
+        return iterator
 
     def poll(self) -> list[tuple[str, dict[str, Any]]]:
         out: list[tuple[str, dict[str, Any]]] = []
@@ -1169,16 +1212,26 @@ class StreamPoller:
             for shard in self._shards(table):
                 key = (table, shard)
                 if key not in self._iterators:
-                    self._iterators[key] = self._iterator(table, shard, "TRIM_HORIZON")
+                    self._iterators[key] = self._start(table, shard)
                 iterator = self._iterators[key]
                 while iterator:
                     page = self.streams.get_records(ShardIterator=iterator, Limit=1000)
-                    out += [(table, record) for record in page.get("Records", [])]
+                    records = page.get("Records", [])
+                    out += [(table, record) for record in records]
+                    if records:
+                        self._polled[key] = records[-1]["dynamodb"]["SequenceNumber"]
                     iterator = page.get("NextShardIterator")
-                    if not page.get("Records"):
+                    if not records:
                         break
                 self._iterators[key] = iterator
         return out
+
+    def commit(self) -> None:
+        """Save how far the records returned by :meth:`poll` so far reach (call it once they are handled)."""
+        if self.checkpoints is not None:
+            for (table, shard), sequence in self._polled.items():
+                self.checkpoints.save(self.name, self._arn(table), shard, Checkpoint(sequence))
+        self._polled.clear()
 
 
 def follow_in_process(
@@ -1467,10 +1520,12 @@ def plain(item: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def drain(poller: StreamPoller, projector: SearchProjector, rounds: int = 3) -> int:
-    """Poll and project until a poll returns nothing (at most ``rounds`` polls)."""
+    """Poll and project until a poll returns nothing (at most ``rounds`` polls), committing the poller's
+    checkpoints after each projected poll."""
     total = 0
     for _ in range(rounds):
         handled = projector.handle_all(poller.poll())
+        poller.commit()
         total += handled
         if not handled:
             break

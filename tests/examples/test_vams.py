@@ -21,6 +21,7 @@ from vams.vams import (
     SEARCH_DIR,
     ConflictError,
     NotFoundError,
+    SearchIndex,
     SearchProjector,
     StreamPoller,
     Vams,
@@ -32,6 +33,7 @@ from vams.vams import (
 )
 
 from dynabase.schema import validate_schema
+from dynabase.streams import SqliteCheckpoints
 
 # == the page ==================================================================================================
 
@@ -872,6 +874,37 @@ def test_search_documents_from_stream_records(app: Vams, client: Any, streams_cl
     drain(poller, projector)
     assert projector.index.get(ASSET_INDEX, f"{db}:x1") is None
     assert projector.index.search(FILE_INDEX, str_assetid="x1", str_databaseid=db) == {}
+
+
+def test_the_projection_restarts_from_its_checkpoint(
+    app: Vams, streams_client: Any, db: str, tmp_path
+) -> None:
+    """Stopped and started again, the projection catches up with what changed while it was down (a poller
+    restarting from LATEST would miss it), even when it stops before its first commit."""
+    search, checkpoints = str(tmp_path / "search.db"), str(tmp_path / "checkpoints.db")
+
+    def started() -> tuple[
+        SearchProjector, StreamPoller
+    ]:  # a new process: the index and checkpoints are files
+        projector = SearchProjector(app, SearchIndex(search))
+        return projector, StreamPoller(
+            app, streams_client, from_start=False, checkpoints=SqliteCheckpoints(checkpoints)
+        )
+
+    started()  # stops before it ever polls
+    app.create_asset(db, "r1", name="Written before the first poll")
+    projector, poller = started()
+    drain(poller, projector)
+    assert projector.index.get(ASSET_INDEX, f"{db}:r1")["str_assetname"] == "Written before the first poll"
+
+    app.create_asset(db, "r2", name="Written while it was down")  # the projection is stopped now
+    app.archive_asset(db, "r1")
+    projector, poller = started()
+    drain(poller, projector)
+    assert projector.index.get(ASSET_INDEX, f"{db}:r2")["str_assetname"] == "Written while it was down"
+    assert projector.index.get(ASSET_INDEX, f"{db}:r1")["bool_archived"] is True
+    projector, poller = started()  # nothing new: nothing projected again
+    assert drain(poller, projector) == 0
 
 
 def test_link_removal_reindexes_both_ends(app: Vams, streams_client: Any, db: str) -> None:
