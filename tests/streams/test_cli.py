@@ -178,6 +178,33 @@ def test_help_shows_both_commands(capsys):
         assert option in out
 
 
+PARTIAL = """
+import json, os
+
+def handle(event, context):  # reports the REMOVE as failed, every time
+    with open(os.environ["OUT"], "a") as out:
+        out.write(json.dumps([r["eventName"] for r in event["Records"]]) + "\\n")
+    removes = [r for r in event["Records"] if r["eventName"] == "REMOVE"]
+    return {"batchItemFailures": [{"itemIdentifier": r["dynamodb"]["SequenceNumber"]} for r in removes]}
+"""
+
+
+def test_run_honours_partial_batch_responses_only_with_the_flag(db, tmp_path, monkeypatch, capsys):
+    (tmp_path / "partial.py").write_text(PARTIAL)
+    out, failed = tmp_path / "out.jsonl", tmp_path / "failed.jsonl"
+    monkeypatch.setenv("OUT", str(out))
+    args = ["streams", "run", f"{tmp_path / 'partial.py'}:handle", "orders", "--db", db, "--until-idle"]
+    assert main([*args, "--name", "plain"]) == 0  # the response is ignored: all three records done
+    assert "3 records read, 3 handled, 0 failed" in capsys.readouterr().err
+    reported = ["--name", "reported", "--report-batch-item-failures", "--max-retries", "1"]
+    assert main([*args, *reported, "--on-failure", str(failed)]) == 0
+    assert "3 records read, 2 handled, 1 failed" in capsys.readouterr().err
+    calls = [json.loads(line) for line in out.read_text().splitlines()]
+    assert calls == [["INSERT", "MODIFY", "REMOVE"], ["INSERT", "MODIFY", "REMOVE"], ["REMOVE"]]
+    (entry,) = [json.loads(line) for line in failed.read_text().splitlines()]
+    assert [r["eventName"] for r in entry["records"]] == ["REMOVE"]
+
+
 def metrics_device(tmp_path: Path, readings: int, metric: str = "") -> tuple[str, str]:
     """A device database with ``readings`` Reading items (temp 1, 2, ...) and its schema file, whose
     Reading metrics are ``temp`` by ``Device`` (``metric``: more of the definition, JSON5)."""
