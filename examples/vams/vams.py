@@ -40,6 +40,7 @@ from typing import Any
 
 from dynabase.model import TransactionError
 from dynabase.streams.checkpoints import Checkpoint, CheckpointStore
+from dynabase.streams.consumer import read_through
 from dynabase.streams.search import Page, Projection
 from dynabase.streams.search import SearchIndex as FullTextIndex
 
@@ -1194,15 +1195,9 @@ class StreamPoller:
             return self._iterator(table, shard, "TRIM_HORIZON")
         if self.checkpoints is None:
             return self._iterator(table, shard, "LATEST")
-        iterator: str | None = self._iterator(table, shard, "TRIM_HORIZON")  # read through to find the end
-        last = None
-        while iterator:
-            page = self.streams.get_records(ShardIterator=iterator, Limit=1000)
-            if page.get("Records"):
-                last = page["Records"][-1]["dynamodb"]["SequenceNumber"]
-            iterator = page.get("NextShardIterator")
-            if not page.get("Records"):
-                break
+        last, iterator = read_through(
+            self.streams, self._arn(table), shard
+        )  # a LATEST iterator has no position
         self.checkpoints.save(self.name, self._arn(table), shard, Checkpoint(last))
         return iterator
 

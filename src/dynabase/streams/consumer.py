@@ -271,16 +271,7 @@ class Consumer:
     def _end_of(self, shard: Shard) -> Checkpoint:
         """A checkpoint after the shard's last record now (read through once: a LATEST iterator has no
         sequence number to save, and a crash before the first record must not move the start)."""
-        iterator: str | None = self.streams.get_shard_iterator(
-            StreamArn=self.stream_arn, ShardId=shard.id, ShardIteratorType="TRIM_HORIZON"
-        )["ShardIterator"]
-        last = None
-        while iterator:
-            page = self.streams.get_records(ShardIterator=iterator, Limit=MAX_PAGE)
-            if not page.get("Records"):
-                break
-            last = sequence_number(page["Records"][-1])
-            iterator = page.get("NextShardIterator")
+        last, iterator = read_through(self.streams, self.stream_arn, shard.id)
         return Checkpoint(sequence=last, finished=iterator is None)
 
     def _new_iterator(self, shard: Shard, checkpoint: Checkpoint) -> str:
@@ -463,6 +454,22 @@ class Consumer:
             )
 
 
+def read_through(streams: Any, stream_arn: str, shard_id: str) -> tuple[str | None, str | None]:
+    """Read a shard from its trim horizon to its end now: ``(its last record's sequence number or None, an
+    iterator after it, or None once a closed shard is read to its end)`` -- where a durable LATEST starts."""
+    iterator: str | None = streams.get_shard_iterator(
+        StreamArn=stream_arn, ShardId=shard_id, ShardIteratorType="TRIM_HORIZON"
+    )["ShardIterator"]
+    last = None
+    while iterator:
+        page = streams.get_records(ShardIterator=iterator, Limit=MAX_PAGE)
+        if not page.get("Records"):
+            break
+        last = sequence_number(page["Records"][-1])
+        iterator = page.get("NextShardIterator")
+    return last, iterator
+
+
 def partial_response(result: Any, batch: list[dict[str, Any]]) -> tuple[str | None, int, bool]:
     """Lambda's reading of a partial batch response (``ReportBatchItemFailures``), as :meth:`Consumer._invoke`
     returns it. No response, an empty one, or a null or empty ``batchItemFailures``: all done. An
@@ -533,5 +540,6 @@ __all__ = [
     "Shard",
     "iter_records",
     "partial_response",
+    "read_through",
     "stream_arn",
 ]
