@@ -41,6 +41,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import IO, Any
 
@@ -131,6 +132,18 @@ class _Definition:
         return out
 
 
+@dataclass
+class _Buffer:
+    """Values gathered for one document: since when, its dimensions and definition, the sequence number of
+    the record that started it, and ``{metric: values}``."""
+
+    started: float
+    dimensions: dict
+    definition: _Definition
+    sequence: str | None
+    values: dict[str, list] = field(default_factory=dict)
+
+
 def _number(value: Any) -> float | int | None:
     if isinstance(value, bool) or value is None:
         return None
@@ -176,8 +189,7 @@ class Metrics:
             ]
             if process.notify:
                 self.notified.add(name)
-        #: buffer key -> (started, dimensions, definition, {metric: values}, first record's sequence number)
-        self._buffers: dict[tuple, tuple[float, dict, _Definition, dict[str, list], str | None]] = {}
+        self._buffers: dict[tuple, _Buffer] = {}
         self._lock = threading.Lock()
 
     def __call__(self, event: Mapping[str, Any], context: Any = None) -> None:
@@ -204,8 +216,7 @@ class Metrics:
             return
         sequence = (record.get("dynamodb") or {}).get("SequenceNumber")
         with self._lock:
-            entry = (self.clock(), dims, definition, {}, sequence)
-            _, _, _, gathered, _ = self._buffers.setdefault(key, entry)
+            gathered = self._buffers.setdefault(key, _Buffer(self.clock(), dims, definition, sequence)).values
             for name, value in values.items():
                 gathered.setdefault(name, []).append(value)
             full = max(len(v) for v in gathered.values()) >= definition.count
@@ -214,16 +225,15 @@ class Metrics:
 
     def _expire(self) -> None:
         now = self.clock()
-        for key, (started, _, definition, _, _) in list(self._buffers.items()):
-            if definition.elapsed and now - started >= definition.elapsed:
+        for key, buffer in list(self._buffers.items()):
+            if buffer.definition.elapsed and now - buffer.started >= buffer.definition.elapsed:
                 self._emit_buffer(key)
 
     def _emit_buffer(self, key: tuple) -> None:
         with self._lock:
-            entry = self._buffers.pop(key, None)
-        if entry is not None:
-            _, dims, definition, gathered, _ = entry
-            self.emit(document(definition.namespace, dims, gathered, self.clock()))
+            buffer = self._buffers.pop(key, None)
+        if buffer is not None:
+            self.emit(document(buffer.definition.namespace, buffer.dimensions, buffer.values, self.clock()))
 
     def flush(self) -> None:
         """Emit every buffered value now."""
@@ -233,7 +243,7 @@ class Metrics:
     def held(self) -> set[str]:
         """The sequence numbers of the records that started the buffers not emitted yet."""
         with self._lock:
-            return {entry[4] for entry in self._buffers.values() if entry[4] is not None}
+            return {buffer.sequence for buffer in self._buffers.values() if buffer.sequence is not None}
 
 
 _EMF_HANDLERS: dict[int, Metrics] = {}
