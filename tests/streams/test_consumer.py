@@ -85,11 +85,15 @@ def test_handler_gets_lambda_events_in_order(client, streams_client, table):
     sequences = [int(r["dynamodb"]["SequenceNumber"]) for r in records]
     assert sequences == sorted(sequences)
     assert recorder.contexts[0].function_name == c.name
-    region, account = arn.split(":")[3:5]
-    assert re.fullmatch(  # a real Lambda function ARN: partition, region and account of the stream
-        rf"arn:aws:lambda:{region}:{account}:function:[A-Za-z0-9_-]{{1,64}}",
+    # a real Lambda function ARN (Lambda's API model: FunctionName), of the stream's region and account where
+    # they have that shape (DynamoDB Local's region, ddblocal, has not)
+    function = re.fullmatch(
+        r"arn:aws:lambda:([a-z]{2}(?:-gov)?-[a-z]+-\d):(\d{12}):function:([A-Za-z0-9_-]{1,64})",
         recorder.contexts[0].invoked_function_arn,
     )
+    assert function is not None and function[3] == "consumer"
+    region, account = arn.split(":")[3:5]
+    assert function[1] == (region if region != "ddblocal" else "us-east-1") and function[2] == account
     assert recorder.contexts[0].get_remaining_time_in_millis() > 0
 
 

@@ -68,22 +68,27 @@ def sequence_number(record: Mapping[str, Any]) -> str:
 
 
 def function_arn(name: str, stream_arn: str | None = None) -> str:
-    """A Lambda function ARN for a consumer: the stream's region and account (``us-east-1`` and
-    ``000000000000`` without a stream ARN), and ``name`` with what a function name cannot hold (``:``, ``.``,
-    ``/``...) as ``-``, cut to 64 characters: ``arn:aws:lambda:us-east-1:000000000000:function:handlers-on_order``."""
+    """A Lambda function ARN for a consumer, in the shape of Lambda's API model
+    (``arn:aws:lambda:us-east-1:000000000000:function:handlers-on_order``): the stream ARN's partition, region
+    and account where they have a Lambda ARN's shape (``aws``, ``us-east-1`` and ``000000000000`` otherwise:
+    DynamoDB Local's region is ``ddblocal``), and :func:`lambda_name`."""
     parts = (stream_arn or "").split(":")
-    region, account = (parts[3], parts[4]) if len(parts) > 5 and parts[3] and parts[4] else _DEFAULT_PLACE
-    partition = parts[1] if len(parts) > 5 and parts[1] else "aws"
-    return f"arn:{partition}:lambda:{region}:{account}:function:{function_name(name)}"
+    partition, region, account = (parts[1], parts[3], parts[4]) if len(parts) > 5 else ("", "", "")
+    partition = partition if _PARTITION.fullmatch(partition) else "aws"
+    region = region if _REGION.fullmatch(region) else "us-east-1"
+    account = account if _ACCOUNT.fullmatch(account) else "000000000000"
+    return f"arn:{partition}:lambda:{region}:{account}:function:{lambda_name(name)}"
 
 
-def function_name(name: str) -> str:
+def lambda_name(name: str) -> str:
     """``name`` as a Lambda function name: letters, digits, ``-`` and ``_``, 1 to 64 characters."""
     return (_NOT_IN_NAME.sub("-", name) or "consumer")[:64]
 
 
 _NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_-]")
-_DEFAULT_PLACE = ("us-east-1", "000000000000")
+_PARTITION = re.compile(r"aws[a-zA-Z-]*")
+_REGION = re.compile(r"[a-z]{2}(-gov)?-[a-z]+-\d")
+_ACCOUNT = re.compile(r"\d{12}")
 
 
 class LambdaContext:
@@ -96,15 +101,15 @@ class LambdaContext:
 
     def __init__(
         self,
-        name: str,
+        function_name: str,
         timeout: float | None,
         entities: Any = None,
         table: Any = None,
         stream_arn: str | None = None,
     ) -> None:
-        self.function_name = function_name(name)
+        self.function_name = lambda_name(function_name)
         self.function_version = "$LATEST"
-        self.invoked_function_arn = function_arn(name, stream_arn)
+        self.invoked_function_arn = function_arn(function_name, stream_arn)
         self.memory_limit_in_mb = 0
         self.aws_request_id = str(uuid.uuid4())
         self.log_group_name = f"/aws/lambda/{self.function_name}"
@@ -123,7 +128,7 @@ __all__ = [
     "LambdaContext",
     "created_at",
     "function_arn",
-    "function_name",
+    "lambda_name",
     "lambda_record",
     "sequence_number",
     "wire_image",
