@@ -184,6 +184,26 @@ def test_handed_over_records_equal_those_read_through_get_records(client):
     assert seen[0]["dynamodb"]["NewImage"]["b"] == {"B": "AP8="}  # base64 text, as in Lambda's JSON
 
 
+def test_handed_over_ttl_deletes_are_lambdas_records_too(client):
+    """Whole seconds and ``userIdentity`` spelled as Lambda spells it, as a consumer reading GetRecords gives
+    them (tests/streams/test_lambda_events.py)."""
+    client.update_time_to_live(
+        TableName="orders", TimeToLiveSpecification={"Enabled": True, "AttributeName": "exp"}
+    )
+    seen, handler = _collector()
+    with on_change(client, "orders", handler):
+        client.put_item(
+            TableName="orders", Item={"pk": {"S": "old"}, "exp": {"N": str(int(time.time()) - 60)}}
+        )
+        assert client.engine.sweep_expired() == 1
+        wait_for(lambda: len(seen) == 2)
+    read, reader = _collector()
+    Consumer.for_table(client, "orders", reader).run(until_idle=True)
+    assert seen == read
+    assert [type(r["dynamodb"]["ApproximateCreationDateTime"]) for r in seen] == [int, int]
+    assert seen[1]["userIdentity"] == {"principalId": "dynamodb.amazonaws.com", "type": "Service"}
+
+
 def test_steady_writes_are_handed_over_without_reading_the_database(client, monkeypatch):
     reads = []
     original = triggers.stored_records

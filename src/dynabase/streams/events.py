@@ -25,18 +25,25 @@ def lambda_record(record: Mapping[str, Any], stream_arn: str) -> dict[str, Any]:
     """One GetRecords record as a record of Lambda's ``{"Records": [...]}`` event."""
     out = dict(record)
     data = dict(record.get("dynamodb") or {})
-    if "ApproximateCreationDateTime" in data:
-        data["ApproximateCreationDateTime"] = int(created_at(record))
     for key in ("Keys", "NewImage", "OldImage"):
         image = data.get(key)
         if image is not None and any("B" in v or "BS" in v or "M" in v or "L" in v for v in image.values()):
             data[key] = encode_item(image)
     out["dynamodb"] = data
-    out["eventSourceARN"] = stream_arn
+    return lambda_members(out, stream_arn)
+
+
+def lambda_members(record: dict[str, Any], stream_arn: str) -> dict[str, Any]:
+    """``record`` (its images already Lambda's) with the members Lambda's event has in another form than
+    GetRecords: the creation time as whole seconds, ``userIdentity``'s member names, ``eventSourceARN``."""
+    data = record["dynamodb"]
+    if "ApproximateCreationDateTime" in data:
+        data["ApproximateCreationDateTime"] = int(created_at(record))
+    record["eventSourceARN"] = stream_arn
     identity = record.get("userIdentity")
     if isinstance(identity, Mapping):
-        out["userIdentity"] = {_IDENTITY.get(key, key): value for key, value in identity.items()}
-    return out
+        record["userIdentity"] = {_IDENTITY.get(key, key): value for key, value in identity.items()}
+    return record
 
 
 _IDENTITY = {"PrincipalId": "principalId", "Type": "type"}  # GetRecords' member -> Lambda's
@@ -128,6 +135,7 @@ __all__ = [
     "LambdaContext",
     "created_at",
     "function_arn",
+    "lambda_members",
     "lambda_name",
     "lambda_record",
     "sequence_number",

@@ -30,6 +30,7 @@ from ..engine.streams import (
     stream_enabled,
 )
 from .consumer import Consumer, Handler, Options, Shard
+from .events import lambda_members
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine import Engine
@@ -73,8 +74,7 @@ def lambda_event_record(seq: int, text: str, stream_arn: str) -> dict[str, Any]:
     data["SequenceNumber"] = seq_text(seq)
     data["SizeBytes"] = data.pop("SizeBytes")  # GetRecords' order: these two come after SequenceNumber
     data["StreamViewType"] = data.pop("StreamViewType")
-    record["eventSourceARN"] = stream_arn
-    return record
+    return lambda_members(record, stream_arn)
 
 
 class Trigger:
