@@ -11,8 +11,8 @@ AWS-only with a reference, and this list names each difference explicitly.  Two 
 
 Behaviour differences that are not a matter of wording (UpdateTable's billing rules, stream ARN validation...)
 are tests marked ``@pytest.mark.aws_only(reason=..., ref=...)``: they run on the embedded engine and the
-server and are skipped on DynamoDB Local.  ``BEHAVIOURS`` lists those of issue 25 (item 4), and their tests take
-their reason and reference from it.
+server and are skipped on DynamoDB Local.  ``BEHAVIOURS`` lists those of issue 25 (items 4 and 6), and their tests
+take their reason and reference from it.
 """
 
 from __future__ import annotations
