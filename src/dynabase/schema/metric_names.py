@@ -1,7 +1,7 @@
 """What CloudWatch Embedded Metric Format (EMF) asks of the names in ``process.<Model>.metrics``.
 
-Checks of their own here rather than in :mod:`.validate`, which :meth:`~.validate.Validator.compile_metrics`
-calls. An EMF document carries each dimension and each metric as a member of its root named after it
+A check of its own (``compile_metrics`` in :mod:`.validate` calls it), as the other parts of the compilation
+have theirs. An EMF document carries each dimension and each metric as a member of its root named after it
 (CloudWatch's "Specification: Embedded metric format", target members): a dimension's value must be a string
 and a metric's a number or a list of numbers. One definition's metric and dimension sharing a name would be
 one member holding both, so CloudWatch would refuse the document (or the metric): such a name is an error.
