@@ -89,11 +89,11 @@ class MqttOptions:
     def check(self) -> None:
         if not SCHEMA_PATH.match(self.schema_path):
             raise ValueError(
-                f"schema path {self.schema_path!r} in the deployment package: a relative path of A-Z, a-z, "
-                "0-9, '.', '_', '-' and '/' without '..'"
+                f"--schema-path {self.schema_path!r}: the schema file's path inside the deployment package is "
+                "relative, of A-Z, a-z, 0-9, '.', '_', '-' and '/', without '..'"
             )
         if self.iot_identity not in IOT_IDENTITIES:
-            raise ValueError(f"unknown IoT identity {self.iot_identity!r}; use {' or '.join(IOT_IDENTITIES)}")
+            raise ValueError(f"--iot-identity {self.iot_identity!r}: use {' or '.join(IOT_IDENTITIES)}")
 
 
 def topic_rule_sql(table: str) -> str:
@@ -599,7 +599,7 @@ def render(schema: Schema, format: str, options: iac.IacOptions, mqtt: MqttOptio
     if format not in FORMATS:
         raise ValueError(
             f"--sync mqtt deploys functions, an IoT policy and a topic rule besides the table: use --format "
-            f"{', '.join(FORMATS)} (not {format})"
+            f"{', '.join(FORMATS[:-1])} or {FORMATS[-1]} (not {format})"
         )
     if format == "terraform":
         return json.dumps(terraform(schema, options, mqtt), indent=2, ensure_ascii=False) + "\n"
