@@ -268,17 +268,6 @@ def test_refusals():
 # -- cfn-lint ----------------------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def cfn_lint():
-    pytest.importorskip("cfnlint.api", reason="cfn-lint is in the test extra: pip install -e '.[test]'")
-    from cfnlint.api import ManualArgs, lint
-
-    def run_lint(text: str) -> list[str]:
-        return [str(m) for m in lint(text, config=ManualArgs(regions=["us-east-1"]))]
-
-    return run_lint
-
-
 def test_cfn_lint_accepts_the_deployment(cfn_lint):
     variants = [
         (load("ioto"), "cloudformation", IacOptions("ioto-devices"), MqttOptions("ioto_device.json5")),

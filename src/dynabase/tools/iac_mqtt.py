@@ -140,6 +140,14 @@ class _Refs:
     queue_arn: Any
 
 
+def _statement(sid: str, action: str | list[str], resource: Any, effect: str = "Allow") -> dict[str, Any]:
+    return {"Sid": sid, "Effect": effect, "Action": action, "Resource": resource}
+
+
+def _document(statements: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"Version": "2012-10-17", "Statement": statements}
+
+
 def _table_statements(schema: Schema, refs: _Refs) -> list[dict[str, Any]]:
     """The hub's table access: single-item reads and conditional writes on the table, Query on the table and
     its sync index. There is no ``dynamodb:TransactWriteItems`` action: a transaction's Put/Update/Delete
@@ -150,23 +158,14 @@ def _table_statements(schema: Schema, refs: _Refs) -> list[dict[str, Any]]:
     if any(schema.models[m].unique_fields for m in iac.synced_models(schema) if m in schema.models):
         writes.append("dynamodb:DeleteItem")
     return [
-        {"Sid": "SyncItems", "Effect": "Allow", "Action": sorted(writes), "Resource": refs.table_arn},
-        {
-            "Sid": "SyncQueries",
-            "Effect": "Allow",
-            "Action": "dynamodb:Query",
-            "Resource": [refs.table_arn, refs.sync_index_arn],
-        },
+        _statement("SyncItems", sorted(writes), refs.table_arn),
+        _statement("SyncQueries", "dynamodb:Query", [refs.table_arn, refs.sync_index_arn]),
     ]
 
 
 def _publish_statement(refs: _Refs, table: str, topics: tuple[str, ...]) -> dict[str, Any]:
-    return {
-        "Sid": "PublishToDevices",
-        "Effect": "Allow",
-        "Action": "iot:Publish",
-        "Resource": [refs.arn("iot", f"topic/{PROTOCOL_PREFIX}/{table}/{t}/*") for t in topics],
-    }
+    arns = [refs.arn("iot", f"topic/{PROTOCOL_PREFIX}/{table}/{t}/*") for t in topics]
+    return _statement("PublishToDevices", "iot:Publish", arns)
 
 
 def _function_policies(schema: Schema, refs: _Refs, table: str) -> dict[str, dict[str, Any]]:
@@ -174,33 +173,21 @@ def _function_policies(schema: Schema, refs: _Refs, table: str) -> dict[str, dic
     and replays its scopes (``down``); the stream function fans out to one device or to every device
     (``down``, ``shared``), reads the table's stream and records failed batches in the queue (an
     on-failure destination is written with the function's role: ``sqs:SendMessage``)."""
+    # the actions and the stream/* resource of the DynamoDB developer guide's example policy for a function
+    # reading a table's stream
+    reads = [
+        "dynamodb:DescribeStream",
+        "dynamodb:GetRecords",
+        "dynamodb:GetShardIterator",
+        "dynamodb:ListStreams",
+    ]
     device = _table_statements(schema, refs) + [_publish_statement(refs, table, ("down",))]
     stream = _table_statements(schema, refs) + [
         _publish_statement(refs, table, ("down", "shared")),
-        {
-            # the actions and the stream/* resource of the DynamoDB developer guide's example policy for a
-            # function reading a table's stream
-            "Sid": "ReadTableStream",
-            "Effect": "Allow",
-            "Action": [
-                "dynamodb:DescribeStream",
-                "dynamodb:GetRecords",
-                "dynamodb:GetShardIterator",
-                "dynamodb:ListStreams",
-            ],
-            "Resource": refs.streams_arn,
-        },
-        {
-            "Sid": "RecordFailedBatches",
-            "Effect": "Allow",
-            "Action": "sqs:SendMessage",
-            "Resource": refs.queue_arn,
-        },
+        _statement("ReadTableStream", reads, refs.streams_arn),
+        _statement("RecordFailedBatches", "sqs:SendMessage", refs.queue_arn),
     ]
-    return {
-        "device": {"Version": "2012-10-17", "Statement": device},
-        "stream": {"Version": "2012-10-17", "Statement": stream},
-    }
+    return {"device": _document(device), "stream": _document(stream)}
 
 
 def _device_policy(refs: _Refs, table: str, identity: str) -> dict[str, Any]:
@@ -223,63 +210,29 @@ def _device_policy(refs: _Refs, table: str, identity: str) -> dict[str, Any]:
     """
     me = refs.variable("iot:ClientId")
     prefix = f"{PROTOCOL_PREFIX}/{table}"
-    statements: list[dict[str, Any]] = []
     if identity == "thing":
-        client = refs.arn("iot", "client/" + refs.variable("iot:Connection.Thing.ThingName"))
-        statements.append(
-            {"Sid": "ConnectAsOwnThing", "Effect": "Allow", "Action": "iot:Connect", "Resource": client}
-        )
+        thing = refs.variable("iot:Connection.Thing.ThingName")
+        connect = [_statement("ConnectAsOwnThing", "iot:Connect", refs.arn("iot", "client/" + thing))]
     else:
-        statements.append(
-            {
-                "Sid": "ConnectAsClientId",
-                "Effect": "Allow",
-                "Action": "iot:Connect",
-                "Resource": refs.arn("iot", "client/" + me),
-            }
+        refused = [refs.arn("iot", f"client/*{c}*") for c in ("/", "+", "#")]
+        connect = [
+            _statement("ConnectAsClientId", "iot:Connect", refs.arn("iot", "client/" + me)),
+            _statement("NoTopicCharactersInClientId", "iot:Connect", refused, effect="Deny"),
+        ]
+    push = _statement("PushChanges", "iot:Publish", refs.arn("iot", f"topic/{prefix}/up/{me}"))
+    listen = [
+        _statement(
+            f"{action}OwnAndShared",
+            f"iot:{action}",
+            [refs.arn("iot", f"{kind}/{prefix}/down/{me}"), refs.arn("iot", f"{kind}/{prefix}/shared/*")],
         )
-        statements.append(
-            {
-                "Sid": "NoTopicCharactersInClientId",
-                "Effect": "Deny",
-                "Action": "iot:Connect",
-                "Resource": [refs.arn("iot", f"client/*{c}*") for c in ("/", "+", "#")],
-            }
-        )
-    statements += [
-        {
-            "Sid": "PushChanges",
-            "Effect": "Allow",
-            "Action": "iot:Publish",
-            "Resource": refs.arn("iot", f"topic/{prefix}/up/{me}"),
-        },
-        {
-            "Sid": "SubscribeOwnAndShared",
-            "Effect": "Allow",
-            "Action": "iot:Subscribe",
-            "Resource": [
-                refs.arn("iot", f"topicfilter/{prefix}/down/{me}"),
-                refs.arn("iot", f"topicfilter/{prefix}/shared/*"),
-            ],
-        },
-        {
-            "Sid": "ReceiveOwnAndShared",
-            "Effect": "Allow",
-            "Action": "iot:Receive",
-            "Resource": [
-                refs.arn("iot", f"topic/{prefix}/down/{me}"),
-                refs.arn("iot", f"topic/{prefix}/shared/*"),
-            ],
-        },
+        for action, kind in (("Subscribe", "topicfilter"), ("Receive", "topic"))
     ]
-    return {"Version": "2012-10-17", "Statement": statements}
+    return _document([*connect, push, *listen])
 
 
 def _assume(service: str) -> dict[str, Any]:
-    return {
-        "Version": "2012-10-17",
-        "Statement": [{"Effect": "Allow", "Principal": {"Service": service}, "Action": "sts:AssumeRole"}],
-    }
+    return _document([{"Effect": "Allow", "Principal": {"Service": service}, "Action": "sts:AssumeRole"}])
 
 
 # -- CloudFormation --------------------------------------------------------------------------------------------
