@@ -122,6 +122,13 @@ def test_cloudformation_ioto_deploys_the_hub():
             "DYNABASE_IOT_ENDPOINT": {"Ref": "IotEndpoint"},
         }
     assert template["Parameters"]["SchemaPath"]["Default"] == "ioto.json5"
+    # what the deployment reads from its parameters is held to the same rules (cfn-lint checks the default)
+    assert template["Parameters"]["SchemaPath"]["AllowedPattern"] == iac_mqtt.SCHEMA_PATH.pattern
+    bucket = template["Parameters"]["CodeS3Bucket"]["AllowedPattern"]
+    assert re.fullmatch(bucket, "my-bucket.eu") and not re.fullmatch(bucket, "My_Bucket")
+    endpoint = template["Parameters"]["IotEndpoint"]["AllowedPattern"]
+    assert re.fullmatch(endpoint, "a1b2c3d4e5f6g7-ats.iot.us-east-1.amazonaws.com")
+    assert not re.fullmatch(endpoint, "evil.example/x") and not re.fullmatch(endpoint, "-a")
     assert "Default" not in template["Parameters"]["CodeS3Bucket"]  # no invented bucket
 
     (permission,) = resources_of(template, "AWS::Lambda::Permission").values()
@@ -429,6 +436,7 @@ def test_terraform_structure():
     }
     assert config["data"]["aws_iot_endpoint"]["data"] == {"endpoint_type": "iot:Data-ATS"}
     assert config["variable"]["schema_path"]["default"] == "fleet.json"
+    assert "var.schema_path" in config["variable"]["schema_path"]["validation"]["condition"]
     assert "default" not in config["variable"]["lambda_s3_bucket"]
     mapping = r["aws_lambda_event_source_mapping"]["sync_stream"]
     assert mapping["event_source_arn"] == "${aws_dynamodb_table.fleet_items.stream_arn}"

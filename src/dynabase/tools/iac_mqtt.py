@@ -55,6 +55,8 @@ STREAM_VIEW = "NEW_AND_OLD_IMAGES"
 SQL_VERSION = "2016-03-23"
 # Lambda's managed policy for writing the functions' logs to CloudWatch Logs
 LOGS_POLICY = "iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
+BUCKET_NAME = r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$"  # S3's bucket naming rules, less the dotted-IP form
+HOST_NAME = r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$"
 SCHEMA_PATH = re.compile(r"^(?!/)(?!.*(^|/)\.\.(/|$))[A-Za-z0-9._/-]{1,255}$")
 
 # The stream's event source mapping. TRIM_HORIZON: a mapping created after the table (or re-created) starts at
@@ -304,22 +306,24 @@ def cloudformation(
         {
             "CodeS3Bucket": {
                 "Type": "String",
-                "MinLength": 3,
+                "AllowedPattern": BUCKET_NAME,
                 "Description": "S3 bucket of the hub's deployment package (dynabase, its dependencies, the schema)",
             },
             "CodeS3Key": {
                 "Type": "String",
                 "MinLength": 1,
+                "MaxLength": 1024,
                 "Description": "S3 key of the deployment package (.zip)",
             },
             "IotEndpoint": {
                 "Type": "String",
-                "MinLength": 1,
+                "AllowedPattern": HOST_NAME,
                 "Description": "The account's IoT data endpoint: aws iot describe-endpoint --endpoint-type iot:Data-ATS",
             },
             "SchemaPath": {
                 "Type": "String",
                 "Default": mqtt.schema_path,
+                "AllowedPattern": SCHEMA_PATH.pattern,
                 "Description": "The schema file's path inside the deployment package",
             },
         }
@@ -463,6 +467,15 @@ def terraform(schema: Schema, options: iac.IacOptions, mqtt: MqttOptions | None 
                 "type": "string",
                 "default": mqtt.schema_path,
                 "description": "The schema file's path inside the deployment package",
+                # Terraform's regex (RE2) has no lookahead: SCHEMA_PATH's '..' and leading '/' rules apart
+                "validation": {
+                    "condition": (
+                        '${can(regex("^[A-Za-z0-9._/-]{1,255}$", var.schema_path)) && '
+                        '!can(regex("^/", var.schema_path)) && !contains(split("/", var.schema_path), "..")}'
+                    ),
+                    "error_message": "The schema_path is a relative path of A-Z, a-z, 0-9, '.', '_', '-' and '/', "
+                    "without '..'.",
+                },
             },
         }
     )
