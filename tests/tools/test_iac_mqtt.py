@@ -302,8 +302,13 @@ def test_cfn_lint_catches_a_broken_deployment(cfn_lint):
     template = iac_mqtt.cloudformation(load("ioto"), IacOptions("ioto-devices"))
     template["Resources"]["StreamMapping"]["Properties"]["StartingPosition"] = "OLDEST"
     template["Resources"]["StreamFunction"]["Properties"]["Runtime"] = "python9"
+    # cfn-lint knows IAM's actions: there is no dynamodb:TransactWriteItems (transactions are authorized as
+    # the item actions they contain), so granting it would be a mistake it reports
+    (policy,) = template["Resources"]["StreamRole"]["Properties"]["Policies"]
+    policy["PolicyDocument"]["Statement"][0]["Action"].append("dynamodb:TransactWriteItems")
     problems = cfn_lint(json.dumps(template))
     assert any("OLDEST" in p for p in problems) and any("python9" in p for p in problems), problems
+    assert any("W3037 'transactwriteitems' is not one of" in p for p in problems), problems
 
 
 def test_yaml_says_what_json_says():
@@ -452,6 +457,14 @@ def test_terraform_structure():
     resources = [x for s in policy["Statement"] for x in listed(s["Resource"])]
     assert all("$${iot:ClientId}" in x for x in resources if "/down/" in x or "/up/" in x)
     assert any(x.endswith(":topic/dynabase/v1/fleet-items/up/$${iot:ClientId}") for x in resources)
+    # the same statements as the CloudFormation roles (which cfn-lint checks), ARNs written Terraform's way
+    template = iac_mqtt.cloudformation(fleet(), IacOptions("fleet-items"))
+    for label, role in (("sync_device", "DeviceMessageRole"), ("sync_stream", "StreamRole")):
+        (cfn,) = template["Resources"][role]["Properties"]["Policies"]
+        tf = json.loads(r["aws_iam_role_policy"][label]["policy"])
+        assert [(x["Sid"], x["Action"]) for x in tf["Statement"]] == [
+            (x["Sid"], x["Action"]) for x in cfn["PolicyDocument"]["Statement"]
+        ]
     stream_policy = json.loads(r["aws_iam_role_policy"]["sync_stream"]["policy"])
     actions = {a for s in stream_policy["Statement"] for a in listed(s["Action"])}
     assert "dynamodb:DeleteItem" in actions and "dynamodb:Scan" not in actions
