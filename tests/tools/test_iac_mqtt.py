@@ -259,7 +259,7 @@ def test_refusals():
     for fmt in ("workbench", "create-table"):
         with pytest.raises(ValueError, match=f"cloudformation-yaml or terraform \\(not {fmt}\\)"):
             iac_mqtt.render(load("ioto"), fmt, IacOptions("ioto-x"))
-    for path in ("/etc/schema.json", "../schema.json", "a/../../b", "with space.json", ""):
+    for path in ("/etc/schema.json", "../schema.json", "a/../../b", "with space.json", "", "s.json\n"):
         with pytest.raises(ValueError, match="--schema-path"):
             iac_mqtt.cloudformation(load("ioto"), IacOptions("ioto-x"), MqttOptions(path))
     with pytest.raises(ValueError, match="--iot-identity 'cert'"):
@@ -374,6 +374,11 @@ def check_terraform(config: dict[str, Any]) -> list[str]:
                 problems.append(f"{kind} type {rtype} is not in the extract")
                 continue
             for label, body in blocks.items():
+                body = dict(body)
+                for needed in body.pop("depends_on", []):  # a meta-argument: declared resources
+                    needed_type, _, needed_label = needed.partition(".")
+                    if needed_label not in config["resource"].get(needed_type, {}):
+                        problems.append(f"{rtype}.{label}: depends on undeclared {needed}")
                 problems += check_block(f"{rtype}.{label}", body, TF_SCHEMA[kind][rtype]["arguments"])
     for where, text in strings({k: config[k] for k in ("resource", "output", "data") if k in config}, ""):
         for expression in REFERENCE.findall(text):
@@ -410,8 +415,10 @@ def test_terraform_checker_catches_mistakes():
     del config["resource"]["aws_iot_topic_rule"]["sync_up"]["sql_version"]
     config["resource"]["aws_lambda_function"]["sync_device"]["role"] = "${aws_iam_role.sync_device.role_arn}"
     config["resource"]["aws_lambda_permission"]["sync_up"]["source_arn"] = "${aws_iot_topic_rule.nope.arn}"
+    mapping["depends_on"] = ["aws_iam_role_policy.stream"]
     problems = check_terraform(config)
-    assert len(problems) == 6, problems
+    assert len(problems) == 7, problems
+    assert any("depends on undeclared aws_iam_role_policy.stream" in p for p in problems)
     assert any("no argument 'starting_positon'" in p for p in problems)
     assert any("on_failure: no argument 'arn'" in p for p in problems)
     assert any("required 'destination_arn' missing" in p for p in problems)
@@ -448,6 +455,7 @@ def test_terraform_structure():
     assert (
         mapping["starting_position"] == "TRIM_HORIZON" and mapping["bisect_batch_on_function_error"] is True
     )
+    assert mapping["depends_on"] == ["aws_iam_role_policy.sync_stream"]  # Lambda checks the role at creation
     assert mapping["destination_config"] == {
         "on_failure": {"destination_arn": "${aws_sqs_queue.sync_failures.arn}"}
     }

@@ -89,7 +89,7 @@ class MqttOptions:
     iot_identity: str = "thing"
 
     def check(self) -> None:
-        if not SCHEMA_PATH.match(self.schema_path):
+        if not SCHEMA_PATH.fullmatch(self.schema_path):
             raise ValueError(
                 f"--schema-path {self.schema_path!r}: the schema file's path inside the deployment package is "
                 "relative, of A-Z, a-z, 0-9, '.', '_', '-' and '/', without '..'"
@@ -543,6 +543,9 @@ def terraform(schema: Schema, options: iac.IacOptions, mqtt: MqttOptions | None 
             "function_name": "${aws_lambda_function.sync_stream.arn}",
             **mapping,
             "destination_config": {"on_failure": {"destination_arn": "${aws_sqs_queue.sync_failures.arn}"}},
+            # Lambda checks at creation that the function's role may read the stream and write the queue;
+            # the role's policy is a resource of its own, so make it exist first
+            "depends_on": ["aws_iam_role_policy.sync_stream"],
         }
     }
     resources["aws_iot_policy"] = {
