@@ -293,18 +293,6 @@ def test_terraform_vams_provisioned_lsi():
 # -- cfn-lint --------------------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def cfn_lint():
-    """cfn-lint's ``lint(text) -> matches`` (cfn-lint is in the test extra: pip install -e '.[test]')."""
-    pytest.importorskip("cfnlint.api", reason="cfn-lint is in the test extra: pip install -e '.[test]'")
-    from cfnlint.api import ManualArgs, lint
-
-    def run_lint(text: str) -> list[str]:
-        return [str(m) for m in lint(text, config=ManualArgs(regions=["us-east-1"]))]
-
-    return run_lint
-
-
 def test_cfn_lint_accepts_every_variant(cfn_lint):
     variants = [
         ("ioto", IacOptions("ioto-devices")),

@@ -4,6 +4,7 @@
     dynabase docs schema.json5 [--out DIR] [--format md|html] [--title TEXT]
     dynabase iac schema.json5 --table NAME [--format cloudformation|cloudformation-yaml|terraform|workbench|
                  create-table] [--billing PAY_PER_REQUEST|PROVISIONED] [--stream VIEW] [--ttl [ATTR]] ...
+                 [--sync mqtt [--iot-identity thing|client-id] [--schema-path PATH]]
     dynabase import-workbench model.json --out schema.json [--table NAME]
     dynabase typegen schema.json5 [-o models.py] [--numbers auto|int|float|decimal]
 
@@ -21,13 +22,15 @@ from typing import Any
 
 from .arguments import positive_int
 
-EXIT_OK, EXIT_ERROR = 0, 1
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 # kept here (not imported from dynabase.tools) so that building the parser stays cheap
 DOC_FORMATS = ("md", "html")
 IAC_FORMATS = ("cloudformation", "cloudformation-yaml", "terraform", "workbench", "create-table")
 BILLING_MODES = ("PAY_PER_REQUEST", "PROVISIONED")
 STREAM_VIEW_TYPES = ("NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES", "KEYS_ONLY")
 NUMBER_MODES = ("auto", "int", "float", "decimal")  # dynabase.model.typegen.NUMBER_MODES
+SYNC_DEPLOYMENTS = ("mqtt",)
+IOT_IDENTITIES = ("thing", "client-id")  # dynabase.tools.iac_mqtt.IOT_IDENTITIES
 
 
 def _tag(text: str) -> tuple[str, str]:
@@ -64,7 +67,8 @@ def register(commands: Any) -> None:
         "iac",
         help="infrastructure as code for a schema's table (CloudFormation, Terraform, NoSQL Workbench)",
         description="Generate the table definition from the schema's indexes: a CloudFormation template "
-        "(JSON or YAML), Terraform JSON, a NoSQL Workbench data model or a CreateTable request.",
+        "(JSON or YAML), Terraform JSON, a NoSQL Workbench data model or a CreateTable request. With --sync mqtt, "
+        "the CloudFormation or Terraform also deploys the MQTT sync hub on AWS IoT Core and Lambda (docs/aws.md).",
     )
     p.add_argument("schema", metavar="SCHEMA", help="schema file or '-'")
     p.add_argument("--table", "-t", required=True, metavar="NAME", help="the DynamoDB table name")
@@ -101,6 +105,24 @@ def register(commands: Any) -> None:
         help="default the DeletionProtection parameter to false",
     )
     p.add_argument("--tag", type=_tag, action="append", default=[], metavar="KEY=VALUE", help="a table tag")
+    p.add_argument(
+        "--sync",
+        choices=SYNC_DEPLOYMENTS,
+        help="also deploy the sync hub: mqtt = device policy, topic rule, functions and roles on AWS IoT Core and "
+        "Lambda, and the table's NEW_AND_OLD_IMAGES stream (cloudformation, cloudformation-yaml, terraform)",
+    )
+    p.add_argument(
+        "--iot-identity",
+        choices=IOT_IDENTITIES,
+        help="--sync mqtt: a device connects as the IoT thing its certificate is attached to (thing, the "
+        "default) or as any client id without '/', '+', '#' (client-id)",
+    )
+    p.add_argument(
+        "--schema-path",
+        metavar="PATH",
+        help="--sync mqtt: the schema file's path inside the functions' deployment package (default: the "
+        "SCHEMA file's name)",
+    )
     p.add_argument("--out", "-o", metavar="FILE", help="write to FILE instead of stdout")
     p.set_defaults(run=run_iac)
 
@@ -224,6 +246,9 @@ def run_docs(args: argparse.Namespace) -> int:
 def run_iac(args: argparse.Namespace) -> int:
     from ..tools import iac
 
+    if args.sync is None and (args.schema_path is not None or args.iot_identity is not None):
+        print("dynabase iac: --schema-path and --iot-identity go with --sync mqtt", file=sys.stderr)
+        return EXIT_USAGE
     schema = _load(args.schema)
     if schema is None:
         return EXIT_ERROR
@@ -239,12 +264,15 @@ def run_iac(args: argparse.Namespace) -> int:
         tags=dict(args.tag),
     )
     try:
-        text = iac.render(schema, args.format, options)
-        extras = (
-            iac.table_extras_commands(iac.cloudformation(schema, options))
-            if args.format == "create-table"
-            else []
-        )
+        if args.sync == "mqtt":
+            text, extras = _render_mqtt(schema, args, options), []
+        else:
+            text = iac.render(schema, args.format, options)
+            extras = (
+                iac.table_extras_commands(iac.cloudformation(schema, options))
+                if args.format == "create-table"
+                else []
+            )
     except (ValueError, RuntimeError) as exc:
         print(f"dynabase iac: {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -258,6 +286,15 @@ def run_iac(args: argparse.Namespace) -> int:
         for command in extras:
             print(f"  {command}", file=sys.stderr)
     return code
+
+
+def _render_mqtt(schema: Any, args: argparse.Namespace, options: Any) -> str:
+    from ..tools import iac_mqtt
+
+    path = args.schema_path or (Path(args.schema).name if args.schema != "-" else "schema.json")
+    return iac_mqtt.render(
+        schema, args.format, options, iac_mqtt.MqttOptions(path, args.iot_identity or "thing")
+    )
 
 
 def run_import_workbench(args: argparse.Namespace) -> int:

@@ -2,6 +2,8 @@
 
 - :mod:`dynabase.tools.docs` -- ``dynabase docs``: Markdown / HTML data-model pages (:func:`docs.render`)
 - :mod:`dynabase.tools.iac` -- ``dynabase iac``: CloudFormation (JSON/YAML), Terraform JSON, CreateTable
+- :mod:`dynabase.tools.iac_mqtt` -- ``dynabase iac --sync mqtt``: the table plus the MQTT sync hub's AWS
+  deployment (IoT policy, topic rule, functions, roles)
 - :mod:`dynabase.tools.workbench` -- NoSQL Workbench data models: :func:`export_workbench`,
   :func:`import_workbench` (``dynabase import-workbench``)
 - :mod:`dynabase.tools.common` -- reading schema files, key formats (``device#<deviceId>``), projections

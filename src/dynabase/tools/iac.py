@@ -43,6 +43,7 @@ __all__ = [
     "cloudformation",
     "create_table_request",
     "render",
+    "synced_models",
     "terraform",
     "to_yaml",
     "ttl_attribute",
@@ -105,9 +106,9 @@ def ttl_attribute(schema: Schema) -> str | None:
     return None
 
 
-def _synced(schema: Schema) -> bool:
-    """Whether some model syncs between device and cloud (``process.<Model>.sync``, on both sides)."""
-    return any(p.sync != "none" and p.enable == "both" for p in schema.process.values())
+def synced_models(schema: Schema) -> list[str]:
+    """The models that sync between device and cloud (``process.<Model>.sync``, enabled on both sides)."""
+    return [name for name, p in schema.process.items() if p.sync != "none" and p.enable == "both"]
 
 
 def _ttl(schema: Schema, options: IacOptions) -> str | None:
@@ -165,7 +166,7 @@ def table_properties(schema: Schema, options: IacOptions) -> dict[str, Any]:
             if options.provisioned:
                 entry["ProvisionedThroughput"] = options.throughput
             gsis.append(entry)
-    synced = _synced(schema)
+    synced = bool(synced_models(schema))
     if synced:  # devices pull from the sync index (see dynabase.sync)
         sync_index, attributes = sync_index_definition()
         if options.provisioned:
