@@ -11,8 +11,8 @@ connections waiting in its predecessor's queue.
 The supervisor relays the workers' stderr to its own, whole lines only (one request log, never two lines
 cut into each other), prints the ready line once every worker accepts, and on SIGTERM/SIGINT sends SIGTERM
 to every worker: each answers its requests in flight (``--shutdown-timeout``) and exits; a second signal
-stops them at once. A worker that dies is reported and started again; one that dies before it is ready, or
-more than :data:`RESTARTS` deaths within :data:`RESTART_WINDOW` seconds, stop the server (exit status 1).
+stops them at once. A worker that dies is reported and started again; one that dies before the server is
+ready, or more than :data:`RESTARTS` deaths within :data:`RESTART_WINDOW` seconds, stop the server (exit status 1).
 Workers watch a pipe only the supervisor holds open: when the supervisor is gone (killed with SIGKILL) they
 stop as on SIGTERM, so no worker outlives it.
 """
@@ -271,8 +271,10 @@ class Supervisor:
             if self.stopping:
                 continue
             how = _exit_description(status)
-            if not worker.ready:
-                self._fail(f"worker {worker.index} (pid {worker.pid}) {how} before it was ready: stopping")
+            if not self.announced:  # the server never started: restarting would fail the same way
+                self._fail(
+                    f"worker {worker.index} (pid {worker.pid}) {how} before the server was ready: stopping"
+                )
                 continue
             now = time.monotonic()
             self._deaths = [t for t in self._deaths if now - t < RESTART_WINDOW] + [now]
