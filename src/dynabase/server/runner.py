@@ -388,7 +388,9 @@ def _serve_workers(
     memory = limits.get("max_body_memory", DEFAULT_BODY_MEMORY_MIB * 1024 * 1024)
     limits = {**limits, "max_body_memory": max(1, memory // count)}
     url = url_of(sockets[0])
-    started = []  # set once every worker is ready: a worker started in place of a dead one announces nothing
+    started: list[
+        bool
+    ] = []  # set once every worker is ready: a worker started in place of a dead one announces nothing
 
     def make(index: int, sock: socket.socket) -> Server:
         server = _make_server(options, secrets, level, limits, sock)

@@ -402,7 +402,7 @@ class Supervisor:
 
     def _supervisor_fds(self) -> list[int]:
         """The descriptors of the supervisor a worker must not keep (its own socket aside)."""
-        fds = [self._watch_w, self._wake_r.fileno(), self._wake_w.fileno(), self.selector.fileno()]  # type: ignore[attr-defined]
+        fds = [self._watch_w, self._wake_r.fileno(), self._wake_w.fileno(), self.selector.fileno()]
         for other in self.workers:
             fds += [other.log, other.control]
             with contextlib.suppress(OSError):
