@@ -15,7 +15,8 @@ What it measures, per target, each in its own process started by this script (lo
   best round counting (a busy machine then penalises every target alike); every target gets the same warm-up
   (the JVM of DynamoDB Local needs it);
 * time from spawning the process to the first answered ListTables (dynabase, DynamoDB Local, moto);
-* total put+get throughput of 4 client processes at once (dynabase and DynamoDB Local, best of 2 runs each);
+* total put+get throughput of 8 client processes at once (``bench/many_clients.py``: ``serve --workers 1`` and
+  ``--workers 2`` on database files, and DynamoDB Local; ``--concurrency 0`` skips it);
 * GetItem p50/p99 unloaded, during one heavy Scan and during eight (``bench/heavy_scan.py``; dynabase on a
   database file; ``--heavy-only`` runs this case alone, ``--no-heavy`` skips it);
 * the ratios dynabase / DynamoDB Local and dynabase / do-nothing (the do-nothing endpoint answers ``{}`` at
@@ -33,7 +34,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import multiprocessing
 import os
 import shutil
 import signal
@@ -52,6 +52,7 @@ sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import heavy_scan  # noqa: E402
+import many_clients  # noqa: E402
 
 REGION = "us-east-1"
 TABLE = "bench"
@@ -469,38 +470,6 @@ def run_interleaved(
     return results
 
 
-def _concurrent_worker(url: str, seconds: float, start_at: float, queue: Any) -> None:
-    c = client(url)
-    ops = operations(c, False)
-    put, get = ops["put"], ops["get"]
-    get()  # connect
-    while time.time() < start_at:
-        time.sleep(0.001)
-    count = 0
-    deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline:
-        put()
-        get()
-        count += 2
-    queue.put(count / seconds)
-
-
-def run_concurrent(url: str, processes: int, seconds: float) -> float:
-    context = multiprocessing.get_context("spawn")
-    queue = context.Queue()
-    start_at = time.time() + 2.0  # spawned interpreters need a moment to import boto3
-    workers = [
-        context.Process(target=_concurrent_worker, args=(url, seconds, start_at, queue))
-        for _ in range(processes)
-    ]
-    for worker in workers:
-        worker.start()
-    rates = [queue.get(timeout=seconds + 60) for _ in workers]
-    for worker in workers:
-        worker.join(30)
-    return sum(rates)
-
-
 def run_heavy_scan() -> dict[str, Any]:
     """The heavy-Scan latency case against ``dynabase serve`` on a database file of its own."""
     env = dict(os.environ)
@@ -544,8 +513,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--warmup", type=float, default=0.3, help="warm-up seconds per operation and target (default 0.3)"
     )
-    parser.add_argument("--concurrency", type=int, default=4, help="client processes for the concurrent test")
-    parser.add_argument("--concurrent-seconds", type=float, default=2.5)
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=8,
+        help="client processes of the many-clients case (default 8; 0: skip it)",
+    )
+    parser.add_argument("--concurrent-seconds", type=float, default=3.0)
+    parser.add_argument("--concurrent-rounds", type=int, default=3)
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--no-heavy", action="store_true", help="skip the heavy-Scan latency case")
     parser.add_argument("--heavy-only", action="store_true", help="run only the heavy-Scan latency case")
@@ -567,7 +542,7 @@ def main(argv: list[str] | None = None) -> int:
         notes.append("batch write skipped: the engine has no BatchWriteItem yet")
     results: dict[str, dict[str, float]] = {}
     startup: dict[str, float] = {}
-    concurrent: dict[str, float] = {}
+    concurrent: dict[str, dict[str, float]] = {}
     try:
         running = []
 
@@ -608,13 +583,10 @@ def main(argv: list[str] | None = None) -> int:
                 prepare_target(target)
         results = run_interleaved(workloads, args.seconds, args.warmup, args.rounds)
         if args.concurrency > 1:
-            pair = [t for t in running if t.name in ("dynabase", "dynamodb-local") and t.name in workloads]
-            for _ in range(2):
-                for target in pair:
-                    rate = run_concurrent(target.url, args.concurrency, args.concurrent_seconds)
-                    concurrent[target.name] = max(rate, concurrent.get(target.name, 0.0))
-            for name, rate in concurrent.items():
-                print(f"   {name}: {args.concurrency} processes: {rate:.0f} ops/s", flush=True)
+            local = [t for t in running if t.name == "dynamodb-local" and t.name in workloads]
+            concurrent = many_clients.run(
+                args.concurrency, args.concurrent_seconds, args.concurrent_rounds, local[0] if local else None
+            )
     finally:
         for target in targets:
             target.stop()
@@ -644,7 +616,7 @@ def main(argv: list[str] | None = None) -> int:
 def print_report(
     results: dict[str, dict[str, float]],
     startup: dict[str, float],
-    concurrent: dict[str, float],
+    concurrent: dict[str, dict[str, float]],
     notes: list[str],
     args: Any,
 ) -> None:
@@ -683,12 +655,7 @@ def print_report(
             + ", ".join(f"{n} {s * 1000:.0f} ms" for n, s in startup.items())
         )
     if concurrent:
-        line = f"{args.concurrency} client processes (put+get), total ops/s: " + ", ".join(
-            f"{n} {v:.0f}" for n, v in concurrent.items()
-        )
-        if "dynabase" in concurrent and "dynamodb-local" in concurrent:
-            line += f"  (dynabase/Local {concurrent['dynabase'] / concurrent['dynamodb-local']:.2f}x)"
-        print(line)
+        print("\n".join(many_clients.report(concurrent, args.concurrency)))
     print()
     print("goals:")
     for op in SINGLE_ITEM_OPS:

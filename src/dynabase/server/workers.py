@@ -40,16 +40,6 @@ RESTART_WINDOW = 60.0
 #: seconds the supervisor waits past ``--shutdown-timeout`` before it kills a worker that does not stop
 STOP_GRACE = 10.0
 
-__all__ = [
-    "RESTARTS",
-    "RESTART_WINDOW",
-    "Supervisor",
-    "default_workers",
-    "in_memory",
-    "listeners",
-    "worker_count",
-]
-
 
 def default_workers() -> int:
     """The CPUs this process may run on."""
