@@ -94,7 +94,7 @@ def _client_process(url: str, seconds: float, start_at: float, queue: Any, raw: 
     queue.put((count, time.process_time() - cpu))
 
 
-def _cpu_seconds(pid: int) -> float:
+def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of ``pid`` and its children (Linux ``/proc``; 0 elsewhere)."""
     tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     total = 0.0
@@ -130,9 +130,9 @@ def run_clients(
         client.start()
     while time.time() < start_at - 0.05:
         time.sleep(0.01)
-    before = _cpu_seconds(server_pid)
+    before = cpu_seconds(server_pid)
     figures = [queue.get(timeout=seconds + 120) for _ in clients]
-    server_cpu = _cpu_seconds(server_pid) - before
+    server_cpu = cpu_seconds(server_pid) - before
     for client in clients:
         client.join(30)
     ops = sum(count for count, _ in figures)

@@ -398,6 +398,12 @@ def operations(c: Any, has_batch: bool) -> dict[str, Any]:
 
 def timed(fn: Any, seconds: float) -> float:
     """Calls per second of ``fn`` over ``seconds`` (checked every 16 calls)."""
+    count, elapsed = counted(fn, seconds)
+    return count / elapsed
+
+
+def counted(fn: Any, seconds: float) -> tuple[int, float]:
+    """(calls, seconds taken) of ``fn`` called for ``seconds`` (checked every 16 calls)."""
     count = 0
     start = time.perf_counter()
     deadline = start + seconds
@@ -407,7 +413,7 @@ def timed(fn: Any, seconds: float) -> float:
         count += 16
         now = time.perf_counter()
         if now >= deadline:
-            return count / (now - start)
+            return count, now - start
 
 
 class Workload(dict):
@@ -451,11 +457,19 @@ def prepare(url: str, has_batch: bool) -> Workload:
 
 
 def run_interleaved(
-    workloads: dict[str, dict[str, Any]], seconds: float, warmup: float, rounds: int
+    workloads: dict[str, dict[str, Any]],
+    seconds: float,
+    warmup: float,
+    rounds: int,
+    server_pid: int | None = None,
+    server_cpu: dict[str, float] | None = None,
 ) -> dict[str, dict[str, float]]:
     """Per operation, ``rounds`` rounds over the targets in turn (``seconds / rounds`` each); the best round
-    counts. Interleaving and best-of keep other load on the machine from favouring one target."""
+    counts. Interleaving and best-of keep other load on the machine from favouring one target. With
+    ``server_pid`` (dynabase's), ``server_cpu`` gets its CPU microseconds per call of each operation over all
+    rounds: the server's own cost, which other load on the machine barely moves."""
     results: dict[str, dict[str, float]] = {name: {} for name in workloads}
+    spent: dict[str, list[float]] = {}
     ops = list(dict.fromkeys(op for w in workloads.values() for op in w))
     for op in ops:
         present = [name for name in workloads if op in workloads[name]]
@@ -464,9 +478,16 @@ def run_interleaved(
                 timed(workloads[name][op], warmup)
         for _ in range(rounds):
             for name in present:
-                rate = timed(workloads[name][op], seconds / rounds)
-                results[name][op] = max(rate, results[name].get(op, 0.0))
+                mine = server_pid is not None and name == "dynabase"
+                before = many_clients.cpu_seconds(server_pid) if mine else 0.0  # type: ignore[arg-type]
+                count, elapsed = counted(workloads[name][op], seconds / rounds)
+                if mine:
+                    cpu, calls = spent.setdefault(op, [0.0, 0])
+                    spent[op] = [cpu + many_clients.cpu_seconds(server_pid) - before, calls + count]  # type: ignore[arg-type]
+                results[name][op] = max(count / elapsed, results[name].get(op, 0.0))
         print("   " + op + ": " + ", ".join(f"{n} {results[n][op]:.0f}/s" for n in present), flush=True)
+    if server_cpu is not None:
+        server_cpu.update({op: 1e6 * cpu / calls for op, (cpu, calls) in spent.items()})
     return results
 
 
@@ -543,6 +564,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, dict[str, float]] = {}
     startup: dict[str, float] = {}
     concurrent: dict[str, dict[str, float]] = {}
+    server_cpu: dict[str, float] = {}
     try:
         running = []
 
@@ -581,7 +603,15 @@ def main(argv: list[str] | None = None) -> int:
             record_responses(workloads["dynabase"], CANNED_FILE)
             if start(target):
                 prepare_target(target)
-        results = run_interleaved(workloads, args.seconds, args.warmup, args.rounds)
+        dynabase = [t for t in running if t.name == "dynabase" and t.process is not None]
+        results = run_interleaved(
+            workloads,
+            args.seconds,
+            args.warmup,
+            args.rounds,
+            dynabase[0].process.pid if dynabase else None,  # type: ignore[union-attr]
+            server_cpu,
+        )
         if args.concurrency > 1:
             local = [t for t in running if t.name == "dynamodb-local" and t.name in workloads]
             concurrent = many_clients.run(
@@ -594,7 +624,7 @@ def main(argv: list[str] | None = None) -> int:
             os.unlink(CANNED_FILE)
 
     heavy = None if args.no_heavy or "dynabase" not in names else run_heavy_scan()
-    print_report(results, startup, concurrent, notes, args)
+    print_report(results, startup, concurrent, notes, args, server_cpu)
     if heavy is not None:
         print("\n".join(heavy_scan.report(heavy)))
     if args.json:
@@ -604,6 +634,7 @@ def main(argv: list[str] | None = None) -> int:
                     "ops_per_second": results,
                     "startup_seconds": startup,
                     "concurrent_ops_per_second": concurrent,
+                    "server_cpu_us_per_call": server_cpu,
                     "heavy_scan": heavy,
                     "notes": notes,
                 },
@@ -619,6 +650,7 @@ def print_report(
     concurrent: dict[str, dict[str, float]],
     notes: list[str],
     args: Any,
+    server_cpu: dict[str, float] | None = None,
 ) -> None:
     names = list(results)
     ops = list(dict.fromkeys(op for r in results.values() for op in r))
@@ -644,6 +676,11 @@ def print_report(
         row += f"{dyna[op] / ceiling[op]:>9.2f}x" if op in dyna and op in ceiling else f"{'':>10}"
         row += f"{dyna[op] / canned[op]:>12.2f}x" if op in dyna and op in canned else f"{'':>13}"
         print(row)
+    if server_cpu:
+        print(
+            "dynabase serve's own CPU per call (us, user+system, all rounds): "
+            + ", ".join(f"{op} {us:.0f}" for op, us in server_cpu.items())
+        )
     print(
         "do-nothing answers {} at once (boto3's ceiling as the brief defines it); canned answers at once with "
         "a response dynabase gave for that operation (boto3's ceiling including parsing a real answer)"
