@@ -155,8 +155,6 @@ class Supervisor:
 
     def run(self) -> int:
         """Start the workers and watch them until they have all stopped: the exit status."""
-        for sock in {id(w.sock): w.sock for w in self.workers}.values():
-            os.set_inheritable(sock.fileno(), True)
         self._wake_r.setblocking(False)
         self._wake_w.setblocking(False)
         self.selector.register(self._wake_r, selectors.EVENT_READ)
@@ -392,7 +390,9 @@ class Supervisor:
 
     def _supervisor_fds(self) -> list[int]:
         """The descriptors of the supervisor a worker must not keep (its own socket aside)."""
-        fds = [self._watch_w, self._wake_r.fileno(), self._wake_w.fileno(), self.selector.fileno()]
+        fds = [self._watch_w, self._wake_r.fileno(), self._wake_w.fileno()]
+        if hasattr(self.selector, "fileno"):  # epoll's, kqueue's (poll has none)
+            fds.append(self.selector.fileno())
         for other in self.workers:
             fds += [other.log, other.control]
             with contextlib.suppress(OSError):
