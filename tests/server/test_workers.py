@@ -450,3 +450,32 @@ def test_updates_through_two_workers_are_never_lost(tmp_path: Path) -> None:
         status, answer, _ = call(url, "GetItem", {"TableName": "counter", "Key": {"pk": {"S": "hits"}}})
         assert answer["Item"]["hits"] == {"N": "300"} and len(workers) == 2
         assert child.stop(signal.SIGTERM) == 0
+
+
+def test_long_log_lines_from_many_threads_stay_whole_in_a_full_pipe() -> None:
+    """A worker's request log is a pipe to the supervisor: a line longer than the pipe takes at once is written
+    in parts, and the parts of two threads' lines must not alternate."""
+    from dynabase.server.app import RequestLog
+
+    read, write = os.pipe()
+    log = RequestLog(os.fdopen(write, "w"), level=1)
+    received = bytearray()
+
+    def drain() -> None:
+        while chunk := os.read(read, 997):  # small reads: the pipe stays full, the writers wait inside lines
+            received.extend(chunk)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    writers = [
+        threading.Thread(target=lambda c=c: [log.write(c * 20_000) for _ in range(10)]) for c in "abcdefgh"
+    ]
+    for thread in writers:
+        thread.start()
+    for thread in writers:
+        thread.join(READY_TIMEOUT)
+    log.stream.close()
+    reader.join(READY_TIMEOUT)
+    os.close(read)
+    lines = received.decode().splitlines()
+    assert sorted(lines) == sorted(c * 20_000 for c in "abcdefgh" for _ in range(10))
