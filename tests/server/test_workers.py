@@ -479,3 +479,19 @@ def test_long_log_lines_from_many_threads_stay_whole_in_a_full_pipe() -> None:
     os.close(read)
     lines = received.decode().splitlines()
     assert sorted(lines) == sorted(c * 20_000 for c in "abcdefgh" for _ in range(10))
+
+
+def test_a_second_signal_stops_every_worker_at_once(tmp_path: Path) -> None:
+    with serving(tmp_path / "twice.db") as (child, url, pids):
+        assert call(url, "CreateTable", table_request("flight"))[0] == 200
+        flights = [
+            _partial_put(url, f"k{n}") for n in range(4)
+        ]  # never finished: the stop cannot wait them out
+        time.sleep(0.3)
+        child.process.send_signal(signal.SIGTERM)
+        time.sleep(0.3)
+        assert child.process.poll() is None  # waiting for the requests in flight
+        assert child.stop(signal.SIGTERM) == 128 + signal.SIGTERM
+        wait_gone(pids)
+        for sock, _ in flights:
+            sock.close()

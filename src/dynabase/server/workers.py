@@ -149,6 +149,7 @@ class Supervisor:
         self._deaths: list[float] = []
         self.stopping = 0.0  # when the stop began
         self.failed = ""
+        self.forced = 0  # the second stop signal, when one came
         self.announced = False
 
     # -- the supervisor --------------------------------------------------------------------------------------
@@ -186,7 +187,7 @@ class Supervisor:
         if self.failed:
             self.log.error(self.failed)
             return 1
-        return 0
+        return 128 + self.forced if self.forced else 0  # as one process stopped at once exits
 
     def cut(self) -> int:
         """Connections the workers had to cut when they stopped."""
@@ -212,7 +213,9 @@ class Supervisor:
         signals, self._signals = self._signals, []
         for signum in signals:
             if signum != signal.SIGCHLD:
-                self._stop()  # a second signal: the workers' own second SIGTERM stops them at once
+                if self.stopping:  # a second signal: the workers' own second SIGTERM stops them at once
+                    self.forced = signum
+                self._stop()
         self._reap()
         if not self.announced and all(w.ready for w in self.workers) and not self.stopping:
             self.announced = True
