@@ -497,7 +497,16 @@ def run_heavy_scan() -> dict[str, Any]:
     env["PYTHONPATH"] = str(REPO / "src") + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     with tempfile.TemporaryDirectory() as folder:
         port = free_port()
-        command = [sys.executable, "-m", "dynabase.server", "--db", os.path.join(folder, "heavy.db")]
+        # one worker: the case is about reads inside one process (with more, GetItems also land on others)
+        command = [
+            sys.executable,
+            "-m",
+            "dynabase.server",
+            "--db",
+            os.path.join(folder, "heavy.db"),
+            "--workers",
+            "1",
+        ]
         target = Target("dynabase-file", [*command, "--port", str(port), "-q"], port, env=env)
         target.start()
         try:
