@@ -96,6 +96,34 @@ def test_the_default_is_the_cpus_for_a_file_and_one_for_memory_or_the_console() 
     assert count(":memory:", workers=1) == 1
 
 
+def test_without_fork_one_worker_is_the_default_and_more_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(os, "fork")
+    assert worker_count(SimpleNamespace(db="app.db")) == 1
+    with pytest.raises(ValueError, match="--workers 2: more workers need fork"):
+        worker_count(SimpleNamespace(db="app.db", workers=2))
+
+
+def test_where_the_kernel_cannot_spread_connections_the_workers_share_one_socket(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dynabase.server import workers
+
+    monkeypatch.setattr(workers.sys, "platform", "darwin")  # SO_REUSEPORT does not balance there
+    shared = workers.listeners("127.0.0.1", 0, 3)
+    try:
+        assert len(shared) == 3 and len({id(sock) for sock in shared}) == 1
+    finally:
+        shared[0].close()
+    monkeypatch.setattr(workers.sys, "platform", "linux")
+    own = workers.listeners("127.0.0.1", 0, 3)
+    try:
+        assert len({id(sock) for sock in own}) == 3
+        assert len({sock.getsockname() for sock in own}) == 1  # one port
+    finally:
+        for sock in own:
+            sock.close()
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
