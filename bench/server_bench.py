@@ -15,7 +15,8 @@ What it measures, per target, each in its own process started by this script (lo
   best round counting (a busy machine then penalises every target alike); every target gets the same warm-up
   (the JVM of DynamoDB Local needs it);
 * time from spawning the process to the first answered ListTables (dynabase, DynamoDB Local, moto);
-* total put+get throughput of 4 client processes at once (dynabase and DynamoDB Local, best of 2 runs each);
+* total put+get throughput of 8 client processes at once (``bench/many_clients.py``: ``serve --workers 1`` and
+  ``--workers 2`` on database files, and DynamoDB Local; ``--concurrency 0`` skips it);
 * GetItem p50/p99 unloaded, during one heavy Scan and during eight (``bench/heavy_scan.py``; dynabase on a
   database file; ``--heavy-only`` runs this case alone, ``--no-heavy`` skips it);
 * the ratios dynabase / DynamoDB Local and dynabase / do-nothing (the do-nothing endpoint answers ``{}`` at
@@ -33,7 +34,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import multiprocessing
 import os
 import shutil
 import signal
@@ -52,6 +52,7 @@ sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import heavy_scan  # noqa: E402
+import many_clients  # noqa: E402
 
 REGION = "us-east-1"
 TABLE = "bench"
@@ -397,6 +398,12 @@ def operations(c: Any, has_batch: bool) -> dict[str, Any]:
 
 def timed(fn: Any, seconds: float) -> float:
     """Calls per second of ``fn`` over ``seconds`` (checked every 16 calls)."""
+    count, elapsed = counted(fn, seconds)
+    return count / elapsed
+
+
+def counted(fn: Any, seconds: float) -> tuple[int, float]:
+    """(calls, seconds taken) of ``fn`` called for ``seconds`` (checked every 16 calls)."""
     count = 0
     start = time.perf_counter()
     deadline = start + seconds
@@ -406,7 +413,7 @@ def timed(fn: Any, seconds: float) -> float:
         count += 16
         now = time.perf_counter()
         if now >= deadline:
-            return count / (now - start)
+            return count, now - start
 
 
 class Workload(dict):
@@ -450,11 +457,19 @@ def prepare(url: str, has_batch: bool) -> Workload:
 
 
 def run_interleaved(
-    workloads: dict[str, dict[str, Any]], seconds: float, warmup: float, rounds: int
+    workloads: dict[str, dict[str, Any]],
+    seconds: float,
+    warmup: float,
+    rounds: int,
+    server_pid: int | None = None,
+    server_cpu: dict[str, float] | None = None,
 ) -> dict[str, dict[str, float]]:
     """Per operation, ``rounds`` rounds over the targets in turn (``seconds / rounds`` each); the best round
-    counts. Interleaving and best-of keep other load on the machine from favouring one target."""
+    counts. Interleaving and best-of keep other load on the machine from favouring one target. With
+    ``server_pid`` (dynabase's), ``server_cpu`` gets its CPU microseconds per call of each operation over all
+    rounds: the server's own cost, which other load on the machine barely moves."""
     results: dict[str, dict[str, float]] = {name: {} for name in workloads}
+    spent: dict[str, list[float]] = {}
     ops = list(dict.fromkeys(op for w in workloads.values() for op in w))
     for op in ops:
         present = [name for name in workloads if op in workloads[name]]
@@ -463,42 +478,17 @@ def run_interleaved(
                 timed(workloads[name][op], warmup)
         for _ in range(rounds):
             for name in present:
-                rate = timed(workloads[name][op], seconds / rounds)
-                results[name][op] = max(rate, results[name].get(op, 0.0))
+                mine = server_pid is not None and name == "dynabase"
+                before = many_clients.cpu_seconds(server_pid) if mine else 0.0  # type: ignore[arg-type]
+                count, elapsed = counted(workloads[name][op], seconds / rounds)
+                if mine:
+                    cpu, calls = spent.setdefault(op, [0.0, 0])
+                    spent[op] = [cpu + many_clients.cpu_seconds(server_pid) - before, calls + count]  # type: ignore[arg-type]
+                results[name][op] = max(count / elapsed, results[name].get(op, 0.0))
         print("   " + op + ": " + ", ".join(f"{n} {results[n][op]:.0f}/s" for n in present), flush=True)
+    if server_cpu is not None:
+        server_cpu.update({op: 1e6 * cpu / calls for op, (cpu, calls) in spent.items()})
     return results
-
-
-def _concurrent_worker(url: str, seconds: float, start_at: float, queue: Any) -> None:
-    c = client(url)
-    ops = operations(c, False)
-    put, get = ops["put"], ops["get"]
-    get()  # connect
-    while time.time() < start_at:
-        time.sleep(0.001)
-    count = 0
-    deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline:
-        put()
-        get()
-        count += 2
-    queue.put(count / seconds)
-
-
-def run_concurrent(url: str, processes: int, seconds: float) -> float:
-    context = multiprocessing.get_context("spawn")
-    queue = context.Queue()
-    start_at = time.time() + 2.0  # spawned interpreters need a moment to import boto3
-    workers = [
-        context.Process(target=_concurrent_worker, args=(url, seconds, start_at, queue))
-        for _ in range(processes)
-    ]
-    for worker in workers:
-        worker.start()
-    rates = [queue.get(timeout=seconds + 60) for _ in workers]
-    for worker in workers:
-        worker.join(30)
-    return sum(rates)
 
 
 def run_heavy_scan() -> dict[str, Any]:
@@ -507,7 +497,16 @@ def run_heavy_scan() -> dict[str, Any]:
     env["PYTHONPATH"] = str(REPO / "src") + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     with tempfile.TemporaryDirectory() as folder:
         port = free_port()
-        command = [sys.executable, "-m", "dynabase.server", "--db", os.path.join(folder, "heavy.db")]
+        # one worker: the case is about reads inside one process (with more, GetItems also land on others)
+        command = [
+            sys.executable,
+            "-m",
+            "dynabase.server",
+            "--db",
+            os.path.join(folder, "heavy.db"),
+            "--workers",
+            "1",
+        ]
         target = Target("dynabase-file", [*command, "--port", str(port), "-q"], port, env=env)
         target.start()
         try:
@@ -544,8 +543,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--warmup", type=float, default=0.3, help="warm-up seconds per operation and target (default 0.3)"
     )
-    parser.add_argument("--concurrency", type=int, default=4, help="client processes for the concurrent test")
-    parser.add_argument("--concurrent-seconds", type=float, default=2.5)
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=8,
+        help="client processes of the many-clients case (default 8; 0: skip it)",
+    )
+    parser.add_argument("--concurrent-seconds", type=float, default=3.0)
+    parser.add_argument("--concurrent-rounds", type=int, default=3)
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--no-heavy", action="store_true", help="skip the heavy-Scan latency case")
     parser.add_argument("--heavy-only", action="store_true", help="run only the heavy-Scan latency case")
@@ -567,7 +572,8 @@ def main(argv: list[str] | None = None) -> int:
         notes.append("batch write skipped: the engine has no BatchWriteItem yet")
     results: dict[str, dict[str, float]] = {}
     startup: dict[str, float] = {}
-    concurrent: dict[str, float] = {}
+    concurrent: dict[str, dict[str, float]] = {}
+    server_cpu: dict[str, float] = {}
     try:
         running = []
 
@@ -606,15 +612,20 @@ def main(argv: list[str] | None = None) -> int:
             record_responses(workloads["dynabase"], CANNED_FILE)
             if start(target):
                 prepare_target(target)
-        results = run_interleaved(workloads, args.seconds, args.warmup, args.rounds)
+        dynabase = [t for t in running if t.name == "dynabase" and t.process is not None]
+        results = run_interleaved(
+            workloads,
+            args.seconds,
+            args.warmup,
+            args.rounds,
+            dynabase[0].process.pid if dynabase else None,  # type: ignore[union-attr]
+            server_cpu,
+        )
         if args.concurrency > 1:
-            pair = [t for t in running if t.name in ("dynabase", "dynamodb-local") and t.name in workloads]
-            for _ in range(2):
-                for target in pair:
-                    rate = run_concurrent(target.url, args.concurrency, args.concurrent_seconds)
-                    concurrent[target.name] = max(rate, concurrent.get(target.name, 0.0))
-            for name, rate in concurrent.items():
-                print(f"   {name}: {args.concurrency} processes: {rate:.0f} ops/s", flush=True)
+            local = [t for t in running if t.name == "dynamodb-local" and t.name in workloads]
+            concurrent = many_clients.run(
+                args.concurrency, args.concurrent_seconds, args.concurrent_rounds, local[0] if local else None
+            )
     finally:
         for target in targets:
             target.stop()
@@ -622,7 +633,7 @@ def main(argv: list[str] | None = None) -> int:
             os.unlink(CANNED_FILE)
 
     heavy = None if args.no_heavy or "dynabase" not in names else run_heavy_scan()
-    print_report(results, startup, concurrent, notes, args)
+    print_report(results, startup, concurrent, notes, args, server_cpu)
     if heavy is not None:
         print("\n".join(heavy_scan.report(heavy)))
     if args.json:
@@ -632,6 +643,7 @@ def main(argv: list[str] | None = None) -> int:
                     "ops_per_second": results,
                     "startup_seconds": startup,
                     "concurrent_ops_per_second": concurrent,
+                    "server_cpu_us_per_call": server_cpu,
                     "heavy_scan": heavy,
                     "notes": notes,
                 },
@@ -644,9 +656,10 @@ def main(argv: list[str] | None = None) -> int:
 def print_report(
     results: dict[str, dict[str, float]],
     startup: dict[str, float],
-    concurrent: dict[str, float],
+    concurrent: dict[str, dict[str, float]],
     notes: list[str],
     args: Any,
+    server_cpu: dict[str, float] | None = None,
 ) -> None:
     names = list(results)
     ops = list(dict.fromkeys(op for r in results.values() for op in r))
@@ -672,6 +685,11 @@ def print_report(
         row += f"{dyna[op] / ceiling[op]:>9.2f}x" if op in dyna and op in ceiling else f"{'':>10}"
         row += f"{dyna[op] / canned[op]:>12.2f}x" if op in dyna and op in canned else f"{'':>13}"
         print(row)
+    if server_cpu:
+        print(
+            "dynabase serve's own CPU per call (us, user+system, all rounds): "
+            + ", ".join(f"{op} {us:.0f}" for op, us in server_cpu.items())
+        )
     print(
         "do-nothing answers {} at once (boto3's ceiling as the brief defines it); canned answers at once with "
         "a response dynabase gave for that operation (boto3's ceiling including parsing a real answer)"
@@ -683,12 +701,7 @@ def print_report(
             + ", ".join(f"{n} {s * 1000:.0f} ms" for n, s in startup.items())
         )
     if concurrent:
-        line = f"{args.concurrency} client processes (put+get), total ops/s: " + ", ".join(
-            f"{n} {v:.0f}" for n, v in concurrent.items()
-        )
-        if "dynabase" in concurrent and "dynamodb-local" in concurrent:
-            line += f"  (dynabase/Local {concurrent['dynabase'] / concurrent['dynamodb-local']:.2f}x)"
-        print(line)
+        print("\n".join(many_clients.report(concurrent, args.concurrency)))
     print()
     print("goals:")
     for op in SINGLE_ITEM_OPS:

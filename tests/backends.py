@@ -156,6 +156,23 @@ def _server_file_backend(request: Any) -> Backend:
     return _served("server-file", str(folder / "conformance.db"))
 
 
+@register_backend("server-workers")
+def _server_workers_backend(request: Any) -> Backend:
+    """``dynabase serve --workers 2`` over a database file: two processes behind one port, each request on
+    whichever takes its connection (not in the default set: ``DYNABASE_BACKENDS=server-workers``)."""
+    from dynabase.server import start_subprocess
+
+    folder = request.getfixturevalue("tmp_path_factory").mktemp("server-workers")
+    process = start_subprocess(str(folder / "conformance.db"), args=["--workers", "2", "-q"])
+    backend = Backend(
+        "server-workers",
+        make_client=lambda: boto3_client("dynamodb", process.url),
+        make_streams_client=lambda: boto3_client("dynamodbstreams", process.url),
+    )
+    backend.closers.append(process.close)
+    return backend
+
+
 def _served(name: str, db: str) -> Backend:
     """An engine on ``db`` behind ``dynabase serve``'s HTTP server in a thread, reached through boto3."""
     import dynabase

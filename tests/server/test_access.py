@@ -231,3 +231,28 @@ def test_a_same_origin_request_is_served(default_serve: Any) -> None:
     assert answer.status == 200, answer
     assert Access().origin_allowed("https://app.local", "app.local")
     assert not Access().origin_allowed("http://app.local:81", "app.local")
+
+
+def test_each_host_value_is_judged_once_and_the_answers_kept_are_bounded(monkeypatch: Any) -> None:
+    from dynabase.server import access as module
+
+    judged: list[str] = []
+    judge = Access._host_refused
+
+    def counting(self: Access, value: str) -> str | None:
+        judged.append(value)
+        return judge(self, value)
+
+    monkeypatch.setattr(Access, "_host_refused", counting)
+    checks = Access(allowed_hosts=["dynabase"])
+    for _ in range(3):
+        assert checks.host_refused({"host": "127.0.0.1:8000"}) is None
+        assert checks.host_refused({"host": "dynabase:8000"}) is None
+        assert "Host 'evil.example' refused" in (checks.host_refused({"host": "evil.example"}) or "")
+    assert judged == ["127.0.0.1:8000", "dynabase:8000", "evil.example"]
+    for n in range(
+        module.HOSTS_KEPT * 2
+    ):  # a client inventing names is answered each time, in bounded memory
+        assert checks.host_refused({"host": f"n{n}.example"}) is not None
+        assert len(checks._hosts) <= module.HOSTS_KEPT
+    assert checks.host_refused({"host": "evil.example"}) is not None

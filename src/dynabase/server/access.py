@@ -101,6 +101,10 @@ def host_argument(text: str) -> str:
     return name.rstrip(".")
 
 
+#: Host values whose answer :class:`Access` keeps
+HOSTS_KEPT = 256
+
+
 class Access:
     """What a server answers to, from browsers and by name.
 
@@ -122,6 +126,9 @@ class Access:
         self.any_origin = ANY in self.origins or (open_by_default and not self.origins)
         self.allowed_hosts = frozenset(host_argument(name) for name in allowed_hosts)
         self.check_host = check_host
+        #: the answer for each Host value seen (a client sends the same one every time; parsing it as an IP
+        #: address cost more than the rest of a GetItem's header handling), at most HOSTS_KEPT of them
+        self._hosts: dict[str, str | None] = {}
 
     def host_refused(self, headers: dict[str, str]) -> str | None:
         """Why the request's ``Host`` is refused (``None``: accepted). A request without one (HTTP/1.0) has no
@@ -129,6 +136,17 @@ class Access:
         value = headers.get("host")
         if not self.check_host or value is None:
             return None
+        try:
+            return self._hosts[value]
+        except KeyError:
+            pass
+        refused = self._host_refused(value)
+        if len(self._hosts) >= HOSTS_KEPT:  # a client sending ever new names gets no memory of them
+            self._hosts.clear()
+        self._hosts[value] = refused
+        return refused
+
+    def _host_refused(self, value: str) -> str | None:
         host = split_host(value)[0]
         if host_name_allowed(host, self.allowed_hosts):
             return None

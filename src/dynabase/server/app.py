@@ -146,8 +146,9 @@ class RequestLog:
     """One logfmt line per request on a stream: ``ts op table status ms [error] client rid``.
 
     ``level``: 0 quiet (only 5xx answers and server errors), 1 every request, 2 also request and response
-    bodies (truncated). Lines go straight to the stream's file descriptor when it has one (one ``write`` per
-    line, so lines from concurrent requests never interleave).
+    bodies (truncated). Lines go straight to the stream's file descriptor when it has one, one thread at a time:
+    a pipe takes a line longer than 4 KiB (``-v``) in parts when it is full, and the parts of two lines must
+    not alternate (``--workers``: the supervisor copies whole lines only).
     """
 
     def __init__(self, stream: TextIO | None = None, level: int = 1) -> None:
@@ -175,8 +176,9 @@ class RequestLog:
         try:
             if self._fd is not None:
                 raw = data.encode("utf-8", "replace")
-                while raw:
-                    raw = raw[os.write(self._fd, raw) :]
+                with self._lock:
+                    while raw:
+                        raw = raw[os.write(self._fd, raw) :]
                 return
             with self._lock:
                 self.stream.write(data)

@@ -160,6 +160,16 @@ def listen(host: str, port: int, backlog: int = 512) -> socket.socket:
     return socket.create_server((host, port), family=family, backlog=backlog)
 
 
+def _url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def url_of(sock: socket.socket) -> str:
+    """The URL a listening socket answers on."""
+    host, port = sock.getsockname()[:2]
+    return _url(host, port)
+
+
 class HTTPServer:
     """Serves ``app`` on ``host:port`` (port 0: a free one; see :attr:`port`), or on ``sock``, a socket
     :func:`listen` made already (so a caller can claim the port before it opens what the app needs)."""
@@ -199,8 +209,7 @@ class HTTPServer:
 
     @property
     def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return _url(self.host, self.port)
 
     @property
     def stopping(self) -> bool:

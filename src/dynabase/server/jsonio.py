@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import json
+from binascii import b2a_base64
 from decimal import Decimal
 from typing import Any
 
@@ -63,6 +64,8 @@ def _orjson_loads(body: bytes | bytearray) -> Any:
 
 
 def _default(value: Any) -> Any:
+    if type(value) is bytes:  # B and BS values, the usual case: base64.b64encode without its checks
+        return b2a_base64(value, newline=False).decode("ascii")
     if isinstance(value, (bytes, bytearray, memoryview)):
         return base64.b64encode(value).decode("ascii")
     if isinstance(value, Decimal):

@@ -77,6 +77,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_allow_host(p, "dynabase serve")
     add_adopt(p)
     p.add_argument(
+        "--workers",
+        type=_positive(int),
+        metavar="N",
+        help="server processes on the one --db file and the one port, each answering its own connections "
+        "(default: the number of CPUs for a file; 1 for :memory:, which lives in one process, and with --ui). "
+        "A worker that dies is restarted; --max-connections is per worker, --max-body-memory is shared out",
+    )
+    p.add_argument(
         "--shutdown-timeout",
         type=float,
         default=30.0,

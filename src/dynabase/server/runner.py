@@ -11,6 +11,7 @@ import contextlib
 import os
 import re
 import signal
+import socket
 import sys
 import threading
 import time
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 
 from ..errors import StorageError
 from .app import DynamoDBApp, RequestLog
-from .httpd import HTTPServer, listen
+from .budget import DEFAULT_BODY_MEMORY_MIB
+from .httpd import HTTPServer, listen, url_of
 from .options import DEFAULT_MAX_CONNECTIONS, cannot_serve
 
 READY_PATTERN = re.compile(r"dynabase serving on (http://\S+)")
@@ -43,10 +45,10 @@ def per_key_path(db: str, access_key: str, region: str) -> str:
     return f"{root}-{name}{ext or '.db'}"
 
 
-def _open_engine(path: str, region: str, adopt: bool = False) -> Any:
+def _open_engine(path: str, region: str, adopt: bool = False, **engine_options: Any) -> Any:
     from ..engine import Engine
 
-    return Engine(path, region=region, adopt=adopt)
+    return Engine(path, region=region, adopt=adopt, **engine_options)
 
 
 class Server:
@@ -67,6 +69,7 @@ class Server:
         cors_origins: Iterable[str] = (),
         allowed_hosts: Iterable[str] = (),
         adopt: bool = False,
+        sock: socket.socket | None = None,
         **http_options: Any,
     ) -> None:
         from .access import Access
@@ -87,7 +90,8 @@ class Server:
             check_host=verifier is None,
         )
         # the port first: a port that is taken (or a bad address) must not leave a new database file behind
-        sock = listen(host, port, http_options.get("backlog", 512))
+        if sock is None:
+            sock = listen(host, port, http_options.get("backlog", 512))
         try:
             if not shared_db:
 
@@ -207,15 +211,16 @@ def _make_room_for_descriptors(connections: int) -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
-def _announce(server: Server, secrets: dict[str, str], err: TextIO) -> None:
+def _announce(server: Server, secrets: dict[str, str], err: TextIO, workers: int = 1) -> None:
     """The start-up lines of ``serve -v``'s default verbosity: limits, signature checks, how to stop."""
     auth = (
         f"SigV4 verified ({len(secrets)} access key{'s' if len(secrets) != 1 else ''})"
         if secrets
         else "not verified"
     )
+    each = f" of each of {workers} workers" if workers > 1 else ""
     server.app.log.event(
-        f"limits: {server.http.max_connections} connections (--max-connections), idle "
+        f"limits{each}: {server.http.max_connections} connections (--max-connections), idle "
         f"{server.http.idle_timeout:g}s (--idle-timeout), request {server.http.request_timeout:g}s "
         f"(--request-timeout), {server.http.budget.limit // (1024 * 1024)} MiB of bodies in flight "
         "(--max-body-memory)",
@@ -243,11 +248,15 @@ def serve(
     """``dynabase serve``: run until SIGTERM/SIGINT, then stop gracefully. ``options`` has the command's
     arguments (``db``, ``host``, ``port``, ``region``, ``shared_db``, ``credentials``, ``access_key``,
     ``secret_key``, ``verbosity``, ``shutdown_timeout``, ``max_connections``, ``idle_timeout``,
-    ``request_timeout``, ``max_body_memory``); ``stop_signals(on_stop)`` installs the signal handlers for the run (the CLI's
-    ``dynabase.cli.signals.stop_on_signals``) and yields the event they set."""
+    ``request_timeout``, ``max_body_memory``, ``workers``); ``stop_signals(on_stop)`` installs the signal
+    handlers for the run (the CLI's ``dynabase.cli.signals.stop_on_signals``) and yields the event they set.
+    More than one worker: :mod:`.workers`."""
+    from .workers import worker_count
+
     err = sys.stderr
     try:
         secrets = _secrets(options)
+        workers = worker_count(options)
     except (OSError, ValueError) as error:
         print(f"dynabase serve: {error}", file=err)
         return 2
@@ -258,28 +267,67 @@ def serve(
         if getattr(options, name, None) is not None
     }
     _make_room_for_descriptors(limits.get("max_connections", DEFAULT_MAX_CONNECTIONS))
+    # a thread waiting for the GIL (a GetItem while a heavy Scan computes) gets it within 1 ms, not 5, while the
+    # server runs (a caller's own interval comes back when it returns)
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_INTERVAL)
     try:
-        server = Server(
-            db=options.db,
-            host=options.host,
-            port=options.port,
-            region=options.region,
-            shared_db=options.shared_db,
-            credentials=secrets or None,
-            log_level=level,
-            cors_origins=getattr(options, "cors_origin", None) or (),
-            allowed_hosts=getattr(options, "allow_host", None) or (),
-            adopt=bool(getattr(options, "adopt", False)),
-            **limits,
-        )
-    except OSError as error:
-        print(f"dynabase serve: {cannot_serve(options.host, options.port, error)}", file=err)
-        return 1
-    except StorageError as error:  # its message names the path and the reason
-        print(f"dynabase serve: {error}", file=err)
-        return 1
-    except Exception as error:  # the database cannot be used (locked, ...)
-        print(f"dynabase serve: cannot open the database {options.db!r}: {error}", file=err)
+        if workers > 1:
+            return _serve_workers(options, stop_signals, workers, secrets, level, limits)
+        return _serve_one(options, stop_signals, secrets, level, limits)
+    finally:
+        sys.setswitchinterval(previous)
+
+
+def _make_server(
+    options: Any,
+    secrets: dict[str, str],
+    level: int,
+    limits: dict[str, Any],
+    sock: socket.socket | None = None,
+) -> Server:
+    return Server(
+        db=options.db,
+        host=options.host,
+        port=options.port,
+        region=options.region,
+        shared_db=options.shared_db,
+        credentials=secrets or None,
+        log_level=level,
+        cors_origins=getattr(options, "cors_origin", None) or (),
+        allowed_hosts=getattr(options, "allow_host", None) or (),
+        adopt=bool(getattr(options, "adopt", False)),
+        sock=sock,
+        **limits,
+    )
+
+
+def _cannot_start(options: Any, error: Exception) -> str:
+    """What to say when the server cannot start: the port, or the database."""
+    if isinstance(error, OSError):
+        return cannot_serve(options.host, options.port, error)
+    if isinstance(error, StorageError):  # its message names the path and the reason
+        return str(error)
+    return f"cannot open the database {options.db!r}: {error}"  # locked, ...
+
+
+def _where(options: Any) -> str:
+    return options.db if options.shared_db else f"{options.db}, one database per access key and region"
+
+
+def _stopped(level: int, cut: int) -> None:
+    if level >= 1 or cut:
+        print(f"dynabase: stopped{f' ({cut} connections cut)' if cut else ''}", file=sys.stderr, flush=True)
+
+
+def _serve_one(
+    options: Any, stop_signals: Any, secrets: dict[str, str], level: int, limits: dict[str, Any]
+) -> int:
+    err = sys.stderr
+    try:
+        server = _make_server(options, secrets, level, limits)
+    except Exception as error:
+        print(f"dynabase serve: {_cannot_start(options, error)}", file=err)
         return 1
 
     console = None
@@ -293,38 +341,81 @@ def serve(
             print(f"dynabase serve: --ui: {error}", file=err)
             return 1
 
-    # a thread waiting for the GIL (a GetItem while a heavy Scan computes) gets it within 1 ms, not 5, while the
-    # server runs (a caller's own interval comes back when it returns)
-    previous = sys.getswitchinterval()
-    sys.setswitchinterval(SWITCH_INTERVAL)
-    try:
-        with stop_signals(server.http.request_stop) as stopping:
-            where = (
-                options.db if server.shared_db else f"{options.db}, one database per access key and region"
-            )
-            print(f"dynabase serving on {server.url} (db: {where})", flush=True)
-            if console is not None:
-                print(f"dynabase console: open {console.url(server.url)}", flush=True)
-            if level >= 1:
-                _announce(server, secrets, err)
-            try:
-                server.serve_forever()
-            finally:
-                busy = server.http.in_flight()
-                if stopping.is_set() and level >= 1:
-                    print(
-                        f"dynabase: stopping ({busy} request{'s' if busy != 1 else ''} in flight)",
-                        file=err,
-                        flush=True,
-                    )
-                cut = server.stop(float(getattr(options, "shutdown_timeout", 30.0)))
-                if level >= 1 or cut:
-                    print(
-                        f"dynabase: stopped{f' ({cut} connections cut)' if cut else ''}", file=err, flush=True
-                    )
-    finally:
-        sys.setswitchinterval(previous)
+    with stop_signals(server.http.request_stop) as stopping:
+        print(f"dynabase serving on {server.url} (db: {_where(options)})", flush=True)
+        if console is not None:
+            print(f"dynabase console: open {console.url(server.url)}", flush=True)
+        if level >= 1:
+            _announce(server, secrets, err)
+        try:
+            server.serve_forever()
+        finally:
+            busy = server.http.in_flight()
+            if stopping.is_set() and level >= 1:
+                print(
+                    f"dynabase: stopping ({busy} request{'s' if busy != 1 else ''} in flight)",
+                    file=err,
+                    flush=True,
+                )
+            _stopped(level, server.stop(float(getattr(options, "shutdown_timeout", 30.0))))
     return 0
+
+
+def _serve_workers(
+    options: Any, stop_signals: Any, count: int, secrets: dict[str, str], level: int, limits: dict[str, Any]
+) -> int:
+    """``--workers N`` (N > 1): the port claimed, the database made or checked once (not by N workers at
+    once), then a :class:`.workers.Supervisor`. ``--max-body-memory`` is shared out among the workers; the
+    other limits hold in each."""
+    from .workers import Supervisor, listeners
+
+    err = sys.stderr
+    try:
+        sockets = listeners(options.host, options.port, count)
+    except OSError as error:
+        print(f"dynabase serve: {_cannot_start(options, error)}", file=err)
+        return 1
+    try:
+        if options.shared_db:
+            _open_engine(
+                options.db, options.region, bool(getattr(options, "adopt", False)), ttl_sweep_seconds=None
+            ).close()
+    except Exception as error:
+        for sock in sockets:
+            sock.close()
+        print(f"dynabase serve: {_cannot_start(options, error)}", file=err)
+        return 1
+    memory = limits.get("max_body_memory", DEFAULT_BODY_MEMORY_MIB * 1024 * 1024)
+    limits = {**limits, "max_body_memory": max(1, memory // count)}
+    url = url_of(sockets[0])
+    started: list[
+        bool
+    ] = []  # set once every worker is ready: a worker started in place of a dead one announces nothing
+
+    def make(index: int, sock: socket.socket) -> Server:
+        server = _make_server(options, secrets, level, limits, sock)
+        if index == 0 and level >= 1 and not started:
+            _announce(server, secrets, sys.stderr, count)
+        return server
+
+    def ready() -> None:
+        started.append(True)
+        print(f"dynabase serving on {url} (db: {_where(options)})", flush=True)
+        if level >= 1:
+            pids = ", ".join(str(w.pid) for w in supervisor.workers)
+            print(f"dynabase: {count} workers (--workers), pids {pids}", file=err, flush=True)
+
+    supervisor = Supervisor(
+        sockets,
+        make,
+        stop_signals,
+        log=RequestLog(err, level),
+        ready_line=ready,
+        shutdown_timeout=float(getattr(options, "shutdown_timeout", 30.0)),
+    )
+    status = supervisor.run()
+    _stopped(level, supervisor.cut())
+    return status
 
 
 # -- a server in a child process ------------------------------------------------------------------------------
