@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..clock import make_seq, seq_ms, wall_clock
+from ..clock import SCOPE_ATTR, make_seq, seq_ms, wall_clock
 from ..model.codec import Decoder, encode_item
 from ..model.syncmeta import ModelSync, SyncPlan
 from . import unique
@@ -34,6 +34,8 @@ from .records import (
     STATE_SYNCED,
     SyncResult,
     SyncStatus,
+    pulled_change,
+    version_of,
 )
 from .resolve import Resolver
 
@@ -202,6 +204,29 @@ class Sync:
                 raise classify(error, self.endpoint) from error
             result.in_step = self.pending() == 0
             return result
+
+    def receive(self) -> int:
+        """Apply the cloud items a live transport delivered on its own (the MQTT hub's fan-out) that belong to
+        this device's scopes; the number applied. Checkpoints do not move: a pull after a reconnect reads from
+        them (an item pulled twice is applied once)."""
+        take = getattr(self.transport, "take_changes", None)
+        items = take() if take is not None else []
+        mine = []
+        for item in items:  # a tombstone has no scope fields: the scope it was stamped with decides
+            model = self.plan.model_of(item)
+            scope = (item.get(SCOPE_ATTR) or {}).get("S")
+            if model is None or not model.pulls or not version_of(item) or scope is None:
+                continue
+            try:
+                if scope == self.plan.device_scope(model, self.device_id):
+                    mine.append(pulled_change(item, self.key_names))
+            except ValueError:
+                continue
+        if not mine:
+            return 0
+        with self._lock:
+            applied: int = self._apply(mine, {})["Applied"]
+        return applied
 
     def pending(self) -> int:
         pending: int = self.client.read_changes(TableName=self.device.name, Limit=1)["Pending"]
