@@ -51,7 +51,6 @@ class Broker:
         lines = [
             f"listener {self.port} 127.0.0.1",
             "allow_anonymous false",
-            f"password_file {passwords}",
             f"acl_file {directory / 'acl'}",
             "persistence false",
             f"user {getpass.getuser()}",  # run as root it would switch to `mosquitto`, who cannot read tmp_path
@@ -59,9 +58,12 @@ class Broker:
             "log_type error",
             "log_type warning",
         ]
-        if tls:
+        if users:
+            lines.append(f"password_file {passwords}")
+        if tls:  # a client certificate's common name is its user name (the ACL's `user` lines)
             ca, cert, key = tls
             lines += [f"cafile {ca}", f"certfile {cert}", f"keyfile {key}"]
+            lines += ["require_certificate true", "use_identity_as_username true"]
         self.config = directory / "mosquitto.conf"
         self.config.write_text("\n".join(lines) + "\n")
 

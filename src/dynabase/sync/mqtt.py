@@ -199,8 +199,7 @@ class MqttCloud:
     # -- the connection ----------------------------------------------------------------------------------------
 
     def bind(self, sync: Sync) -> None:
-        self._sync = sync
-        self._link.start()
+        self._sync = sync  # the connection opens with the first request (`sync status` makes none)
 
     def close(self) -> None:
         self._link.stop()
@@ -241,6 +240,7 @@ class MqttCloud:
         sync = self._sync
         if sync is None:
             raise RuntimeError("the transport is not bound to a Sync")
+        self._link.start()
         if not self._link.connected.wait(self.timeout):
             why = self._link.last_error or "not connected"
             raise SyncError(f"cannot reach {self._link.url} in {self.timeout:g} s: {why}", retryable=True)
