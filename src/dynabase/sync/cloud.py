@@ -240,8 +240,7 @@ def _put_over(
     except Exception as error:
         if error_code(error) != "ConditionalCheckFailedException":
             raise
-        current: dict[str, Any] | None = (getattr(error, "response", None) or {}).get("Item")
-        return current
+        return (getattr(error, "response", None) or {}).get("Item")
     return _LANDED
 
 

@@ -80,7 +80,7 @@ class Sync:
                 "the device table needs the embedded client (dynabase.connect): it captures changes"
             )
         self.device, self.cloud = device, cloud
-        self.transport: Any = DirectCloud(cloud) if hasattr(cloud, "create_table") else cloud
+        self.transport = _transport(cloud)
         self.client = device.client
         self.plan = SyncPlan(device)
         unknown = set(resolvers or {}) - set(self.plan.models)
@@ -99,7 +99,7 @@ class Sync:
         if not device.exists():
             device.create_table()
         state = self._state()
-        self.device_id = (
+        self.device_id: str = str(
             device_id or self.transport.device_id or state.get(STATE_DEVICE) or uuid.uuid4().hex[:12]
         )
         device.enable_change_capture(node=self.device_id)
@@ -320,6 +320,11 @@ class Sync:
         if before:
             unique.settle_local(self, before)
         return applied
+
+
+def _transport(cloud: Any) -> Any:
+    """A cloud entity-layer table is reached directly; anything else is a transport already."""
+    return DirectCloud(cloud) if hasattr(cloud, "create_table") else cloud
 
 
 __all__ = ["Sync", "SyncResult", "SyncStatus"]

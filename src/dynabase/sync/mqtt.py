@@ -91,7 +91,7 @@ class Link:
         client.reconnect_delay_set(1, 30)
         client.on_connect = self._connected
         client.on_disconnect = self._disconnected
-        client.on_message = lambda c, u, msg: self.on_message(msg.topic, msg.payload)
+        client.on_message = lambda c, u, msg: self.on_message(msg.topic, bytes(msg.payload))
         self.client = client
         self._persistent, self._keepalive = persistent, keepalive
         self._properties = Properties(PacketTypes.CONNECT)

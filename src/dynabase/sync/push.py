@@ -113,7 +113,9 @@ def _pushable(sync: Sync, change: dict[str, Any], batch: _Round) -> ModelSync | 
 def _pushed(sync: Sync, change: dict[str, Any], model: ModelSync) -> dict[str, Any]:
     """A captured change as it is pushed: with the condition it needs (``base`` for an edit of a model with a
     resolver: the device resolves a conflict itself)."""
-    pushed = {k: change[k] for k in ("Key", "Item", "OldItem", "Version", "Base", "Fields") if k in change}
+    pushed: dict[str, Any] = {
+        k: change[k] for k in ("Key", "Item", "OldItem", "Version", "Base", "Fields") if k in change
+    }
     resolved = change.get("Item") is not None and model.name in sync.resolvers
     pushed["Condition"] = "base" if resolved else "newer"
     return pushed
