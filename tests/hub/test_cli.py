@@ -20,7 +20,7 @@ from .broker import HUB_USER, Broker
 from .conftest import SCHEMA, Fleet, eventually, password
 
 
-def _files(fleet: Fleet, directory: Path) -> tuple[str, dict[str, str]]:
+def _files(directory: Path) -> tuple[str, dict[str, str]]:
     schema = directory / "schema.json"
     schema.write_text(json.dumps(SCHEMA))
     secrets = {}
@@ -58,7 +58,7 @@ def _sync(fleet: Fleet, schema: str, db: Path, device: str, secret: str, *more: 
 
 
 def test_the_hub_and_a_device_as_commands(fleet: Fleet, tmp_path: Path) -> None:
-    schema, secrets = _files(fleet, tmp_path)
+    schema, secrets = _files(tmp_path)
     hub_args = [
         "sync-hub",
         schema,
@@ -98,7 +98,7 @@ def test_the_hub_and_a_device_as_commands(fleet: Fleet, tmp_path: Path) -> None:
 
 
 def test_the_commands_name_what_is_wrong(fleet: Fleet, tmp_path: Path) -> None:
-    schema, secrets = _files(fleet, tmp_path)
+    schema, secrets = _files(tmp_path)
     db = tmp_path / "dev.db"
     cases = [
         (
@@ -237,7 +237,7 @@ def tls_fleet(tmp_path: Path) -> Any:
 
 def test_mqtts_with_client_certificates(tls_fleet: Any, tmp_path: Path) -> None:
     fleet, certs = tls_fleet
-    schema, _ = _files(fleet, tmp_path)
+    schema, _ = _files(tmp_path)
     ca = certs["ca"] + ".pem"
 
     def cert(stem: str) -> list[str]:
@@ -264,3 +264,41 @@ def test_mqtts_with_client_certificates(tls_fleet: Any, tmp_path: Path) -> None:
             assert once.process.wait(60) == 0, once.rest()
         eventually(lambda: fleet.cloud_item("note#", "note#n1"), "the note in the cloud")
         assert hub.stop(signal.SIGTERM) == 0
+
+
+def test_the_hub_over_an_endpoint_with_streams(broker: Broker, tmp_path: Path, watching: Any) -> None:
+    """``--endpoint-url``: the table behind ``dynabase serve`` (started here), its stream read through the
+    endpoint, the checkpoints in a table there; a device pushes and receives the stream's fan-out."""
+    from backends import FAKE_CREDENTIALS, REGION, boto3_client
+    from dynabase.server.runner import start_subprocess
+    from dynabase.sync import Sync
+    from dynabase.sync.mqtt import MqttCloud
+
+    schema, secrets = _files(tmp_path)
+    with start_subprocess(":memory:", args=["-q"]) as served:
+        client = boto3_client("dynamodb", served.url)
+        cloud = Table("app", client, SCHEMA, side="cloud")
+        cloud.create_table(stream="NEW_AND_OLD_IMAGES")
+        env = {"AWS_ACCESS_KEY_ID": FAKE_CREDENTIALS["aws_access_key_id"], "AWS_SECRET_ACCESS_KEY": "x"}
+        args = ["sync-hub", schema, "--table", "app", "--endpoint-url", served.url, "--region", REGION]
+        args += ["--mqtt", broker.url, "--username", HUB_USER, "--password-file", secrets[HUB_USER]]
+        args += ["--workers", "2", "--poll", "0.1", "--context", "site=lab", "--tombstone-ttl", "86400"]
+        with dynabase_command(args, env=env) as hub:
+            hub.wait_for("sync-hub: ready")
+            device = Table("app", dynabase.connect(":memory:"), SCHEMA, side="device")
+            device.create_table()
+            transport = MqttCloud(
+                broker.url, table="app", device_id="dev1", username="dev1", password=password("dev1")
+            )
+            sync = Sync(device, transport)
+            try:
+                device.Note.create({"id": "n1", "text": "through the endpoint"})
+                assert sync.sync_once().pushed == 1
+                assert cloud.Note.get({"id": "n1"})["text"] == "through the endpoint"
+                watching(sync)
+                cloud.Setting.create({"deviceId": "dev1", "name": "rate", "value": "4"})
+                eventually(lambda: device.Setting.get({"deviceId": "dev1", "name": "rate"}), "the fan-out")
+            finally:
+                transport.close()
+            assert "app-sync-hub" in client.list_tables()["TableNames"]  # the stream's checkpoints
+            assert hub.stop(signal.SIGINT) == 0

@@ -16,8 +16,10 @@ import os
 import sys
 from typing import Any
 
+from ..server.options import add_adopt
 from .arguments import usage_error
 from .mqttopts import add_broker_arguments, broker_options
+from .sync import add_table_arguments
 
 EXIT_OK, EXIT_ERROR = 0, 1
 
@@ -37,10 +39,8 @@ def register(commands: Any) -> None:
     p.add_argument("schema", metavar="SCHEMA", help="the schema file (the devices' own)")
     p.add_argument("--table", required=True, metavar="TABLE", help="the cloud table (with its stream on)")
     p.add_argument("--endpoint-url", metavar="URL", help="the DynamoDB endpoint of the table")
-    p.add_argument(
-        "--region", metavar="R", help="region (default: AWS_REGION, AWS_DEFAULT_REGION, us-east-1)"
-    )
     p.add_argument("--db", metavar="FILE", help="the table is in this embedded database file instead")
+    add_adopt(p)
     p.add_argument(
         "--mqtt", required=True, metavar="URL", help="the broker: mqtt://HOST:PORT or mqtts://HOST:PORT"
     )
@@ -54,19 +54,10 @@ def register(commands: Any) -> None:
         help="where the stream's checkpoints are kept: a SQLite file, or table:NAME (default: the --db file; "
         "with --endpoint-url: table:TABLE-sync-hub, shared by hubs side by side)",
     )
-    p.add_argument(
-        "--context",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a table context value for scope templates, as the devices have it (repeatable)",
-    )
+    add_table_arguments(p)
     p.add_argument("--workers", type=int, default=4, metavar="N", help="device messages handled at once (4)")
     p.add_argument(
         "--poll", type=float, default=0.2, metavar="S", help="seconds between polls of an idle stream"
-    )
-    p.add_argument(
-        "--tombstone-ttl", type=float, default=30 * 86400, metavar="S", help="tombstone lifetime (30 days)"
     )
     p.set_defaults(run=run, hub_parser=p)
 
@@ -111,7 +102,7 @@ def _serve(args: argparse.Namespace) -> int:
     if args.db:
         import dynabase
 
-        client: Any = dynabase.connect(args.db)
+        client: Any = dynabase.connect(args.db, adopt=args.adopt)
         streams = client.streams()
         default_store = args.db
     else:

@@ -50,9 +50,7 @@ def register(commands: Any) -> None:
     add_adopt(p)
     p.add_argument("--table", required=True, metavar="TABLE", help="the cloud table (and the device table)")
     p.add_argument("--endpoint-url", metavar="URL", help="the cloud endpoint (default: AWS for --region)")
-    p.add_argument(
-        "--region", metavar="R", help="region (default: AWS_REGION, AWS_DEFAULT_REGION, us-east-1)"
-    )
+    add_table_arguments(p)
     p.add_argument(
         "--mqtt",
         metavar="URL",
@@ -65,13 +63,6 @@ def register(commands: Any) -> None:
         help="this device's id (default: the one stored in DEVICE_DB); with --mqtt its MQTT client id",
     )
     add_broker_arguments(p, "this device (--mqtt)")
-    p.add_argument(
-        "--context",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a table context value for scope templates (repeatable; deviceId is always there)",
-    )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument(
         "--once",
@@ -90,13 +81,6 @@ def register(commands: Any) -> None:
         "and the device pulls after each connect only)",
     )
     p.add_argument("--batch-size", type=int, default=100, metavar="N", help="changes per batch (default 100)")
-    p.add_argument(
-        "--tombstone-ttl",
-        type=float,
-        default=30 * 86400,
-        metavar="S",
-        help="tombstone lifetime (default 30 days)",
-    )
     p.add_argument(
         "--retries",
         type=int,
@@ -126,6 +110,27 @@ def register(commands: Any) -> None:
     p.add_argument("--json", action="store_true", help="status, quarantine: print JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(run=run, sync_parser=p)
+
+
+def add_table_arguments(p: argparse.ArgumentParser) -> None:
+    """The options ``sync`` and ``sync-hub`` share about the cloud table."""
+    p.add_argument(
+        "--region", metavar="R", help="region (default: AWS_REGION, AWS_DEFAULT_REGION, us-east-1)"
+    )
+    p.add_argument(
+        "--context",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a table context value for scope templates (repeatable; deviceId is always there)",
+    )
+    p.add_argument(
+        "--tombstone-ttl",
+        type=float,
+        default=30 * 86400,
+        metavar="S",
+        help="tombstone lifetime (default 30 days)",
+    )
 
 
 def _modes(parser: argparse.ArgumentParser) -> str:

@@ -107,7 +107,8 @@ def apply_change(ctx: CloudContext, change: dict[str, Any]) -> Outcome:
         elif unique.has_unique(ctx.plan, model.name):
             outcome = _put_unique(ctx, change, item, cloud_item, revalidate, scope, condition == "base")
         else:
-            outcome = _put(ctx, change, item, cloud_item, revalidate, scope, condition)
+            guard = _condition(ctx, change, item, revalidate, condition)
+            outcome = _put(ctx, change["Key"], cloud_item, scope, guard, missing_ok=revalidate)
     except unique.Refused as refused:  # e.g. another item holds one of its unique values
         return Outcome("refused", reason=str(refused))
     except Exception as error:
@@ -153,29 +154,29 @@ def _scope_guard(ctx: CloudContext, request: dict[str, Any], scope: str) -> dict
 
 def _put(
     ctx: CloudContext,
-    change: dict[str, Any],
-    item: dict[str, Any] | None,
+    key: dict[str, Any],
     cloud_item: dict[str, Any],
-    revalidate: bool,
     scope: str,
-    condition: str,
+    condition: dict[str, Any],
+    missing_ok: bool,
 ) -> Any:
-    """The conditional put of a change: :data:`_LANDED`, or the cloud item that failed the condition."""
+    """The conditional put of a change: :data:`_LANDED`, or the cloud item that failed the condition (None:
+    there is none, when ``missing_ok``; otherwise it was there a moment ago: a retryable SyncError)."""
     request = {
         "TableName": ctx.table,
         "Item": cloud_item,
         "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-        **_condition(ctx, change, item, revalidate, condition),
+        **condition,
     }
     try:
         ctx.call("put_item", **_scope_guard(ctx, request, scope))
     except Exception as error:
         if error_code(error) != "ConditionalCheckFailedException":
             raise
-        current = (getattr(error, "response", None) or {}).get("Item") or cloud_get(ctx, change["Key"])
-        if current is None and not revalidate:  # it failed the condition, so it was there: gone since
+        current = (getattr(error, "response", None) or {}).get("Item") or cloud_get(ctx, key)
+        if current is None and not missing_ok:  # it failed the condition, so it was there: gone since
             raise SyncError(
-                f"{change['Key']} changed in the cloud while it was pushed; retrying", retryable=True
+                f"{key} changed in the cloud while it was pushed; retrying", retryable=True
             ) from error
         return current
     return _LANDED
@@ -227,21 +228,12 @@ def _put_over(
         return (
             _LANDED if unique.transact_put(ctx, cloud_item, current, item) else cloud_get(ctx, change["Key"])
         )
-    request: dict[str, Any] = {
-        "TableName": ctx.table,
-        "Item": cloud_item,
-        "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+    condition = {
         "ConditionExpression": "#v = :c",
         "ExpressionAttributeNames": {"#v": VERSION_ATTR},
         "ExpressionAttributeValues": {":c": {"S": str(over)}},
     }
-    try:
-        ctx.call("put_item", **_scope_guard(ctx, request, scope))
-    except Exception as error:
-        if error_code(error) != "ConditionalCheckFailedException":
-            raise
-        return (getattr(error, "response", None) or {}).get("Item")
-    return _LANDED
+    return _put(ctx, change["Key"], cloud_item, scope, condition, missing_ok=True)
 
 
 def _gone(ctx: CloudContext, change: dict[str, Any]) -> Outcome:

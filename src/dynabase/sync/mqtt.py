@@ -94,7 +94,7 @@ class Link:
         client.on_message = lambda c, u, msg: self.on_message(msg.topic, bytes(msg.payload))
         self.client = client
         self._persistent, self._keepalive = persistent, keepalive
-        self._properties = Properties(PacketTypes.CONNECT)
+        self._properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]  # paho's own
         if persistent:
             self._properties.SessionExpiryInterval = session_expiry
         self._started = False
