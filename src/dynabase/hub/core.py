@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 Message = tuple[str, bytes]
 MAX_PAGE = 1000
 MAX_KEYS = 100
+#: changes in one push at most (a device sends at most its batch size)
+MAX_CHANGES = 1000
 #: a marker no device id holds (wire.check_id refuses NUL): where a scope template puts ``deviceId``
 _MARK = "\x00device\x00"
 
@@ -151,8 +153,8 @@ class HubCore:
 
     def _push(self, device: str, message: dict[str, Any]) -> dict[str, Any]:
         raw = message.get("changes")
-        if not isinstance(raw, list):
-            raise ProtocolError('a push carries "changes", a list')
+        if not isinstance(raw, list) or len(raw) > MAX_CHANGES:
+            raise ProtocolError(f'a push carries "changes", a list of at most {MAX_CHANGES}')
         ctx = self.context(device)
         outcomes = []
         for i, entry in enumerate(raw):

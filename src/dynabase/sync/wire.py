@@ -163,9 +163,10 @@ class Joiner:
             del self._open[stale]
         at, size, parts = self._open.get((sender, ident), (now, 0, {}))
         size += len(data) - len(parts.get(n, ""))
-        if size > MAX_JOINED:
+        others = sum(s for (who, i), (_, s, _) in self._open.items() if who == sender and i != ident)
+        if size + others > MAX_JOINED:  # one sender's open payloads together, not each
             self._open.pop((sender, ident), None)
-            raise ProtocolError(f"a payload in parts above {MAX_JOINED} bytes")
+            raise ProtocolError(f"payloads in parts above {MAX_JOINED} bytes from one sender")
         parts[n] = data
         if len(parts) < total:
             self._open[(sender, ident)] = (at, size, parts)
