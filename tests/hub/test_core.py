@@ -123,6 +123,21 @@ def test_the_rules_refuse_with_a_reason(
     assert outcome["outcome"] == "refused" and reason in outcome["reason"], outcome
 
 
+def test_an_item_cannot_take_the_key_of_another_model(core: HubCore) -> None:
+    key = {"pk": {"S": "dev#dev2"}, "sk": {"S": "setting#rate"}}  # dev2's Setting, as a Note anyone may write
+    note = {**key, "_type": {"S": "Note"}, "id": {"S": "x"}, "text": {"S": "mine now"}}
+    answer = _ask(
+        core,
+        "dev1",
+        {"op": "push", "id": "p", "changes": [{"Key": key, "Item": note, "Version": NOW_VERSION}]},
+    )
+    (outcome,) = answer["outcomes"]
+    assert (
+        outcome["outcome"] == "refused"
+        and 'the key attribute "pk" is not what the schema makes it' in outcome["reason"]
+    )
+
+
 def test_a_required_field_and_a_down_model(core: HubCore) -> None:
     change = _reading("dev1", "dev1", {"N": "1"})
     del change["Item"]["id"]

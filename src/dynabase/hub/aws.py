@@ -58,12 +58,11 @@ def on_device_message(event: dict[str, Any], context: Any = None) -> dict[str, A
     core = hub()
     device = str(event.get("deviceId") or "")
     message = {k: v for k, v in event.items() if k != "deviceId"}
-    if message.get("op") == "part":
-        message = {
-            "v": 1,
-            "op": "unjoinable",
-            "id": str(message.get("id") or "part")[:64],
-        }  # answered as an unknown op: parts are not joined on Lambda
+    if message.get("op") == "part":  # its other parts reach other invocations: it cannot be joined here
+        why = (
+            "a payload in parts (one change above the broker's message limit) cannot be joined on AWS Lambda"
+        )
+        return {"published": publish(core.refuse(device, None, why))}
     return {"published": publish(core.handle(device, message))}
 
 

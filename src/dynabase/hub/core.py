@@ -123,9 +123,7 @@ class HubCore:
         rid: Any = None
         try:
             wire.check_id(device)
-            message = wire.loads(payload) if isinstance(payload, (bytes, str)) else payload
-            if message.get("v") != 1:
-                raise ProtocolError(f"protocol version {message.get('v')!r}: the hub speaks {wire.PROTOCOL}")
+            message = wire.loads(payload) if isinstance(payload, (bytes, str)) else wire.checked(payload)
             joined = self.joiner.add(device, message)
             if joined is None:
                 return []
@@ -142,6 +140,10 @@ class HubCore:
             failure = classify(error, self.endpoint)
             body = {"op": "error", "reason": str(failure), "retryable": failure.retryable}
         return self._answer(device, {**body, "re": rid})
+
+    def refuse(self, device: str, rid: Any, reason: str) -> list[Message]:
+        """An error answer to a request the hub does not handle (``rid``: its id)."""
+        return self._answer(device, {"op": "error", "reason": reason, "retryable": False, "re": rid})
 
     def _answer(self, device: str, body: dict[str, Any]) -> list[Message]:
         payload = wire.dumps({**body, "clock": self.now_ms()})

@@ -97,14 +97,19 @@ def refusal(
         return None  # a scope the item cannot render: apply_change refuses it (or skips such a delete)
     if scope != mine:
         return f"the item's scope {scope!r} is not this device's ({mine!r})"
-    return None if item is None else invalid(plan, model, item)
+    return None if item is None else invalid(plan, model, item, key_names)
 
 
-def invalid(plan: SyncPlan, model: ModelSync, item: Mapping[str, Any]) -> str | None:
-    """Why ``item`` (wire format) is not valid against its model's fields (None: it is)."""
+def invalid(plan: SyncPlan, model: ModelSync, item: Mapping[str, Any], key_names: list[str]) -> str | None:
+    """Why ``item`` (wire format) is not valid against its model's fields (None: it is): types, required
+    fields, ``enum``, ``validate``, and key attributes as the model's value templates make them (an item of
+    one model cannot take the key of another's)."""
     entity = plan.table.model_for(model.name)
     if entity is None:
         return f"the schema has no model {model.name}"
+    wrong = _wrong_key(plan, entity, item, key_names)
+    if wrong:
+        return f"{model.name}: {wrong}"
     for field in entity.fields.values():
         if len(field.attribute) != 1 or field.attribute[0] in SYNC_ATTRS:
             continue
@@ -124,6 +129,24 @@ def invalid(plan: SyncPlan, model: ModelSync, item: Mapping[str, Any]) -> str | 
             return f'{model.name}: "{field.name}" is not one of {field.enum}'
         if field.validate is not None and not field.validate.search(plain):
             return f'{model.name}: bad value for "{field.name}"'
+    return None
+
+
+def _wrong_key(plan: SyncPlan, entity: Any, item: Mapping[str, Any], key_names: list[str]) -> str | None:
+    decoded = plan.table.decoder.decode_item({k: v for k, v in item.items() if k not in SYNC_ATTRS})
+    values = dict(plan.table.context)
+    for field in entity.fields.values():
+        if len(field.attribute) == 1 and field.attribute[0] in decoded:
+            values[field.name] = decoded[field.attribute[0]]
+    for field in entity.fields.values():
+        if field.template is None or len(field.attribute) != 1 or field.attribute[0] not in key_names:
+            continue
+        try:
+            expected = field.template.render(values, iso_dates=plan.table.params.iso_dates)
+        except ValueError:
+            return f'the key attribute "{field.attribute[0]}" cannot be rendered from the item'
+        if expected is not None and decoded.get(field.attribute[0]) != expected:
+            return f'the key attribute "{field.attribute[0]}" is not what the schema makes it ({expected!r})'
     return None
 
 

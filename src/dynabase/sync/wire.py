@@ -77,6 +77,11 @@ def loads(payload: bytes | str) -> dict[str, Any]:
         message = json.loads(payload)
     except (ValueError, UnicodeDecodeError) as error:
         raise ProtocolError(f"not JSON: {error}") from None
+    return checked(message)
+
+
+def checked(message: Any) -> dict[str, Any]:
+    """``message`` when it is a protocol message (ProtocolError when not)."""
     if not isinstance(message, dict):
         raise ProtocolError("a message is a JSON object")
     if message.get("v") != VERSION:
@@ -181,6 +186,7 @@ __all__ = [
     "Joiner",
     "ProtocolError",
     "check_id",
+    "checked",
     "chunks",
     "device_of",
     "down_topic",
