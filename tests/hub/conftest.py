@@ -30,6 +30,7 @@ SCHEMA: dict[str, Any] = {
         "Setting": {"sync": "down", "scope": "${deviceId}"},
         "Reading": {"sync": "both", "scope": "${deviceId}"},
         "Note": {"sync": "both"},
+        "Task": {"sync": "both", "scope": "${deviceId}"},
         "Status": {"enable": "cloud"},
     },
     "models": {
@@ -59,6 +60,12 @@ SCHEMA: dict[str, Any] = {
             "sk": {"type": "string", "value": "note#${id}"},
             "id": {"type": "string", "required": True},
             "text": {"type": "string"},
+        },
+        "Task": {  # its scope is not in its key: who holds a task is a field
+            "pk": {"type": "string", "value": "task#"},
+            "sk": {"type": "string", "value": "task#${id}"},
+            "id": {"type": "string", "required": True},
+            "deviceId": {"type": "string", "required": True},
         },
         "Status": {
             "pk": {"type": "string", "value": "status#"},

@@ -86,22 +86,15 @@ def test_the_hub_refuses_per_change_and_the_queue_moves_on(fleet: Fleet) -> None
 
 
 def test_a_device_may_not_overwrite_an_item_of_another_scope(fleet: Fleet) -> None:
-    """The item's own fields say dev1, but the key is that of dev2's item: the stored scope decides."""
+    """dev1 writes a task dev2 holds, naming itself as the holder: the item's own scope is dev1's, but the
+    one stored is dev2's, and that decides."""
     fleet.start_hub()
-    fleet.cloud.Reading.create({"deviceId": "dev2", "id": "r1", "value": 1})
+    fleet.cloud.Task.create({"id": "t1", "deviceId": "dev2"})
     d1, s1 = fleet.device("dev1")
-    key = {"pk": {"S": "dev#dev2"}, "sk": {"S": "reading#r1"}}
-    item = {
-        **key,
-        "_type": {"S": "Reading"},
-        "deviceId": {"S": "dev1"},
-        "id": {"S": "r1"},
-        "value": {"N": "7"},
-    }
-    d1.client.put_item(TableName=d1.name, Item=item)
+    d1.Task.create({"id": "t1", "deviceId": "dev1"})
     s1.sync_once()
     assert "another scope" in s1.quarantine()[0]["reason"]
-    assert fleet.cloud_item("dev#dev2", "reading#r1")["value"] == {"N": "1"}
+    assert fleet.cloud.Task.get({"id": "t1"})["deviceId"] == "dev2"
 
 
 def test_an_offline_device_catches_up_from_its_checkpoint(fleet: Fleet, tmp_path: Any) -> None:

@@ -52,6 +52,15 @@ def _failed(sync: Sync, pulled: bool) -> None:
         fresh.set()
 
 
+def _pause(sync: Sync, stop: threading.Event, seconds: float) -> None:
+    """Wait ``seconds`` between steps, or less when the transport brings changes on its own (MQTT fan-out)."""
+    arrived = getattr(sync.transport, "arrived", None)
+    if arrived is None:
+        stop.wait(seconds)
+    else:
+        arrived.wait(seconds)
+
+
 def _step(sync: Sync, stop: Any, pull_due: bool) -> None:
     sync.receive()
     if pull_due:
@@ -80,7 +89,7 @@ def run(sync: Sync, interval: float, stop: threading.Event, max_backoff: float) 
         backoff.reset()
         if due:
             next_pull = now + interval
-        stop.wait(min(PUSH_TICK, interval))
+        _pause(sync, stop, min(PUSH_TICK, interval))
 
 
 async def async_run(sync: Sync, interval: float, stop: Any, max_backoff: float) -> None:

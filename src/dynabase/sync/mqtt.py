@@ -178,6 +178,8 @@ class MqttCloud:
         #: set at each (re)connect: the run loop pulls (a catch-up from the checkpoints) and clears it
         self.reconnected = threading.Event()
         self._greet = threading.Event()  # set at each (re)connect: the next request is preceded by a hello
+        #: set when the hub's fan-out brings changes: the run loop applies them without waiting for its tick
+        self.arrived = threading.Event()
         self._link = Link(
             url,
             device_id,
@@ -218,6 +220,7 @@ class MqttCloud:
                 items = wire.items_in(message.get("items"), "items")
                 with self._lock:
                     self._changes += items
+                self.arrived.set()
                 return
         except (wire.ProtocolError, ValueError) as error:
             log.warning("mqtt: a message on %s is not %s: %s", topic, wire.PROTOCOL, error)
@@ -231,6 +234,7 @@ class MqttCloud:
         """The cloud items the hub fanned out since the last call."""
         with self._lock:
             changes, self._changes = self._changes, []
+            self.arrived.clear()
         return changes
 
     # -- requests ----------------------------------------------------------------------------------------------
