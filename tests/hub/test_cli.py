@@ -83,6 +83,19 @@ def test_the_hub_and_a_device_as_commands(fleet: Fleet, tmp_path: Path) -> None:
         with dynabase_command(_sync(fleet, schema, db, "dev1", secrets["dev1"], "status")) as status:
             assert status.process.wait(60) == 0
             assert "pending changes: 0" in status.rest("stdout")
+        # --watch: the hub's fan-out reaches the device database while it runs; SIGTERM stops it
+        with dynabase_command([*_sync(fleet, schema, db, "dev1", secrets["dev1"]), "--watch"]) as watch:
+            watch.wait_for("sync: watching (device dev1)")
+            fleet.cloud.Setting.update({"deviceId": "dev1", "name": "rate", "value": "6"})
+            reader = Table(fleet.name, dynabase.connect(str(db)), SCHEMA, side="device")
+            try:
+                eventually(
+                    lambda: reader.Setting.get({"deviceId": "dev1", "name": "rate"})["value"] == "6",
+                    "the fan-out",
+                )
+            finally:
+                reader.client.close()
+            assert watch.stop(signal.SIGTERM) == 0
         # a device with the wrong password: a clear failure, nothing written
         db2 = tmp_path / "dev2.db"
         _device_db(fleet, db2).client.close()

@@ -34,10 +34,10 @@ class Backoff:
 
 
 def _pull_due(sync: Sync, now: float, next_pull: float) -> bool:
-    """Time for a pull: every ``interval`` (direct); after each (re)connect of a transport whose cloud fans
-    changes out by itself (MQTT: between pulls nothing is polled)."""
+    """Time for a pull: every ``interval`` (direct); first, then after each (re)connect of a transport whose
+    cloud fans changes out by itself (MQTT: between pulls nothing is polled)."""
     fresh = getattr(sync.transport, "reconnected", None)
-    if fresh is None:
+    if fresh is None or not next_pull:  # the first step pulls (and opens a transport's connection)
         return now >= next_pull
     if fresh.is_set():
         fresh.clear()
