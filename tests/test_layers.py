@@ -41,6 +41,7 @@ FORBIDDEN = [
         for part in ("core", "push", "pull", "loop", "direct", "mqtt")
     ],
     ("dynabase.sync", "dynabase.hub", "a device knows the hub only by its messages"),
+    ("dynabase.streams", "dynabase.hub", "the hub consumes streams, not the other way"),
     ("dynabase.hub", "dynabase.engine", "the hub reaches the table through a client only"),
     ("dynabase.hub", "dynabase.cli", "the hub is below the command line"),
     ("dynabase.hub", "dynabase.sync.core", "the hub is the cloud side: it runs no device's Sync"),

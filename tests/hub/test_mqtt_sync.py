@@ -116,27 +116,41 @@ def test_an_offline_device_catches_up_from_its_checkpoint(fleet: Fleet, tmp_path
     assert s1.status().checkpoints["Setting#dev1"] > checkpoint
 
 
-class _Raw:
-    """A bare MQTT client with a device's credentials, to send what a device's Sync would not."""
+class _Client:
+    """A bare MQTT client with a user's credentials (its client id: the user name), to send what a device's
+    Sync would not; it keeps the messages it receives, in order."""
 
-    def __init__(self, fleet: Fleet, device: str) -> None:
+    def __init__(self, fleet: Fleet, user: str, *subscriptions: str) -> None:
+        self.fleet, self.user = fleet, user
+        self.topics: list[str] = []
         self.answers: list[dict[str, Any]] = []
         self.arrived = threading.Condition()
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=device, protocol=mqtt.MQTTv5)
-        self.client.username_pw_set(device, password(device))
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=user, protocol=mqtt.MQTTv5)
+        self.client.username_pw_set(user, password(user))
         self.client.on_message = self._message
         self.client.connect("127.0.0.1", fleet.broker.port)
-        self.client.subscribe(wire.down_topic(fleet.name, device), qos=1)
+        if subscriptions:
+            self.client.subscribe([(topic, 1) for topic in subscriptions])
         self.client.loop_start()
-        self.fleet, self.device = fleet, device
 
     def _message(self, client: Any, userdata: Any, message: Any) -> None:
         with self.arrived:
-            self.answers.append(json.loads(message.payload))
+            self.topics.append(message.topic)
+            if message.topic == wire.down_topic(self.fleet.name, self.user):
+                self.answers.append(json.loads(message.payload))
             self.arrived.notify_all()
 
+    def wait_for(self, topic: str) -> list[str]:
+        with self.arrived:
+            assert self.arrived.wait_for(lambda: topic in self.topics, 30), self.topics
+            return list(self.topics)
+
+    def publish(self, topic: str, payload: bytes = b"{}") -> None:
+        self.client.publish(topic, payload, qos=1).wait_for_publish(10)
+
     def send(self, payload: bytes, answers: int) -> list[dict[str, Any]]:
-        self.client.publish(wire.up_topic(self.fleet.name, self.device), payload, qos=1).wait_for_publish(10)
+        """Publish a request on the user's up topic; the answers once there are ``answers`` of them."""
+        self.publish(wire.up_topic(self.fleet.name, self.user), payload)
         with self.arrived:
             assert self.arrived.wait_for(lambda: len(self.answers) >= answers, 30), self.answers
         return self.answers
@@ -148,7 +162,7 @@ class _Raw:
 
 def test_a_duplicate_delivery_changes_nothing(fleet: Fleet) -> None:
     fleet.start_hub()
-    raw = _Raw(fleet, "dev1")
+    raw = _Client(fleet, "dev1", wire.down_topic(fleet.name, "dev1"))
     try:
         item = {"pk": {"S": "note#"}, "sk": {"S": "note#n1"}, "_type": {"S": "Note"}, "id": {"S": "n1"}}
         change = {
@@ -175,7 +189,7 @@ def test_a_duplicate_delivery_changes_nothing(fleet: Fleet) -> None:
 
 def test_the_hub_answers_what_is_not_the_protocol(fleet: Fleet) -> None:
     fleet.start_hub()
-    raw = _Raw(fleet, "dev1")
+    raw = _Client(fleet, "dev1", wire.down_topic(fleet.name, "dev1"))
     try:
         answers = raw.send(b"not json", 1)
         assert answers[0]["op"] == "error" and "not JSON" in answers[0]["reason"]
@@ -198,3 +212,29 @@ def test_a_payload_over_the_limit_travels_in_parts(fleet: Fleet) -> None:
     d2, s2 = fleet.device("dev2", max_payload=4096)
     assert s2.sync_once().pulled == 1  # the page comes back in parts too
     assert d2.Note.get({"id": "big"})["text"] == "x" * 20000
+
+
+def test_the_broker_acl_keeps_a_device_to_its_own_topics(fleet: Fleet) -> None:
+    """The ACL of docs/sync.md, enforced by Mosquitto from the client id: dev1 receives its own down topic and
+    the shared ones, not dev2's; it publishes to its own up topic only. (Messages from one publisher arrive in
+    order: when the last has come, an earlier one that did not never will.)"""
+    name = fleet.name
+    device = _Client(fleet, "dev1", f"dynabase/v1/{name}/down/+", f"dynabase/v1/{name}/shared/#")
+    hub = _Client(fleet, "hub", f"dynabase/v1/{name}/up/+")
+    try:
+        for topic in (
+            wire.down_topic(name, "dev2"),
+            wire.shared_topic(name, "Note"),
+            wire.down_topic(name, "dev1"),
+        ):
+            hub.publish(topic)
+        assert device.wait_for(wire.down_topic(name, "dev1")) == [
+            wire.shared_topic(name, "Note"),
+            wire.down_topic(name, "dev1"),
+        ]
+        device.publish(wire.up_topic(name, "dev2"))
+        device.publish(wire.up_topic(name, "dev1"))
+        assert hub.wait_for(wire.up_topic(name, "dev1")) == [wire.up_topic(name, "dev1")]
+    finally:
+        device.close()
+        hub.close()
