@@ -60,6 +60,7 @@ SCHEMA: dict[str, Any] = {
             "sk": {"type": "string", "value": "note#${id}"},
             "id": {"type": "string", "required": True},
             "text": {"type": "string"},
+            "color": {"type": "string"},
         },
         "Task": {  # its scope is not in its key: who holds a task is a field
             "pk": {"type": "string", "value": "task#"},

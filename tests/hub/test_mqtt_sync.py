@@ -55,6 +55,27 @@ def test_a_cloud_write_reaches_only_the_device_of_its_scope(fleet: Fleet, watchi
     eventually(lambda: d1.Setting.get({"deviceId": "dev1", "name": "rate"}) is None, "the delete")
 
 
+def test_a_conflict_is_resolved_on_the_device_and_written_over_the_winner(fleet: Fleet) -> None:
+    """The hub needs none of the device's resolvers: the edit goes up on its base version, loses to dev1's,
+    and dev2's "merge" resolver writes the merged item exactly over the winner's version."""
+    fleet.start_hub()
+    fleet.cloud.Note.create({"id": "n1", "text": "a", "color": "blue"})
+    d1, s1 = fleet.device("dev1")
+    d2, s2 = fleet.device("dev2", resolvers={"Note": "merge"})
+    s1.sync_once()
+    s2.sync_once()
+    d1.Note.update({"id": "n1", "text": "b"})
+    s1.sync_once()
+    d2.Note.update({"id": "n1", "color": "red"})  # concurrent: dev2 has not seen "b"
+    result = s2.sync_once()
+    assert result.pushed == 1 and s2.pending() == 0
+    merged = fleet.cloud.Note.get({"id": "n1"})
+    assert (merged["text"], merged["color"]) == ("b", "red")
+    assert d2.Note.get({"id": "n1"})["text"] == "b"  # the merged item, down on dev2 too
+    winner = fleet.cloud_item("note#", "note#n1")[VERSION_ATTR]["S"]
+    assert winner.endswith(".dev2")
+
+
 def _tampered() -> dict[str, Any]:
     """A device's schema that disagrees with the hub's: it pushes a down model, and Reading.value is a string."""
     schema = copy.deepcopy(SCHEMA)
@@ -238,3 +259,29 @@ def test_the_broker_acl_keeps_a_device_to_its_own_topics(fleet: Fleet) -> None:
     finally:
         device.close()
         hub.close()
+
+
+def test_unique_values_are_claimed_through_the_hub(broker: Any, tmp_path: Any) -> None:
+    schema = copy.deepcopy(SCHEMA)
+    schema["process"]["Tag"] = {"sync": "both"}
+    schema["models"]["Tag"] = {
+        "pk": {"type": "string", "value": "tag#"},
+        "sk": {"type": "string", "value": "tag#${id}"},
+        "id": {"type": "string", "required": True},
+        "name": {"type": "string", "unique": True},
+    }
+    fleet = Fleet(broker, tmp_path, schema)
+    try:
+        fleet.start_hub()
+        d1, s1 = fleet.device("dev1")
+        d2, s2 = fleet.device("dev2")
+        d1.Tag.create({"id": "1", "name": "red"})
+        d2.Tag.create({"id": "2", "name": "red"})
+        assert s1.sync_once().pushed == 1
+        result = s2.sync_once()
+        assert result.quarantined == 1
+        assert "unique value already held" in s2.quarantine()[0]["reason"]
+        assert fleet.cloud_item("tag#", "tag#2") is None
+        assert d2.Tag.get({"id": "1"})["name"] == "red"  # pulled, with its sentinel
+    finally:
+        fleet.close()
