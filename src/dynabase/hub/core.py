@@ -223,7 +223,8 @@ class HubCore:
         """The topics a cloud item (a new version of a pulled model) is published to."""
         model = self.plan.model_of(item)
         scope = _scope(item)
-        if model is None or scope is None or model.name not in self._routes or version_of(item) is None:
+        version = version_of(item)
+        if model is None or scope is None or model.name not in self._routes or version is None:
             return []
         how, pattern = self._routes[model.name]
         if how == "shared":
@@ -242,7 +243,7 @@ class HubCore:
             wire.check_id(device)
         except ValueError:
             return []
-        if version_parts(version_of(item) or "0.0.x")[2] == device:
+        if version_parts(version)[2] == device:
             return []  # the device's own push: it has it
         return [wire.down_topic(self.name, device)]
 

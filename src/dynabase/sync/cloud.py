@@ -103,7 +103,7 @@ def apply_change(ctx: CloudContext, change: dict[str, Any]) -> Outcome:
     started = time.monotonic()
     try:
         if condition == "over":
-            outcome = _put_over(ctx, change, item, cloud_item, scope)
+            outcome = _put_over(ctx, model, change, item, cloud_item, scope)
         elif unique.has_unique(ctx.plan, model.name):
             outcome = _put_unique(ctx, change, item, cloud_item, revalidate, scope, condition == "base")
         else:
@@ -212,6 +212,7 @@ def _put_unique(
 
 def _put_over(
     ctx: CloudContext,
+    model: ModelSync,
     change: dict[str, Any],
     item: dict[str, Any] | None,
     cloud_item: dict[str, Any],
@@ -219,7 +220,7 @@ def _put_over(
 ) -> Any:
     """A merge written exactly over the version it merged (``Over``): :data:`_LANDED` or the item there now."""
     over = change.get("Over")
-    if unique.has_unique(ctx.plan, ctx.plan.model_of(cloud_item).name):  # type: ignore[union-attr]
+    if unique.has_unique(ctx.plan, model.name):
         current = cloud_get(ctx, change["Key"])
         if version_of(current) != over or current is None:
             return current
