@@ -74,3 +74,19 @@ def test_a_busy_device_does_not_hold_up_the_others(fleet: Fleet) -> None:
     assert s2.sync_once().pushed == 1  # answered while dev1's pushes are in flight
     busy.join(60)
     assert s1.pending() == 0 and fleet.cloud_item("note#", "note#bulk299") is not None
+
+
+def test_two_hubs_side_by_side(fleet: Fleet, watching: Any) -> None:
+    """The broker gives each push to one of the two (a shared subscription); both read the stream, so a device
+    may get a change twice: it applies it once."""
+    hubs = [fleet.start_hub(), fleet.start_hub()]
+    devices = [fleet.device(f"dev{i}") for i in (1, 2, 3)]
+    for _, sync in devices:
+        sync.sync_once()
+        watching(sync)
+    for i in range(20):
+        devices[i % 2][0].Note.create({"id": f"n{i}", "text": str(i)})
+    third = devices[2][0]
+    eventually(lambda: len(third.Note.find({})) == 20, "every note on dev3")
+    eventually(lambda: all(sync.pending() == 0 for _, sync in devices), "every device in step")
+    assert all(hub.handled > 0 for hub in hubs)  # both took pushes
