@@ -8,7 +8,8 @@
 The ends:
 
 - ``oldest``: each runtime dependency (``[project] dependencies``) pinned at the floor ``pyproject.toml``
-  declares (``boto3>=1.28`` -> ``boto3==1.28.0``), the test tools as the registry resolves them;
+  declares (``boto3>=1.28`` -> ``boto3==1.28.0``), and so is each extra of :data:`EXTRAS` (paho-mqtt for
+  sync over MQTT); the test tools as the registry resolves them;
 - ``newest``: everything as a fresh ``pip install -e '.[test]'`` resolves it today (the newest boto3/botocore);
 - ``aiobotocore``: the newest aiobotocore with the botocore it pins, and its tests (``.[test]`` leaves it out
   because every aiobotocore pins a narrow botocore range and would move a user's).
@@ -28,19 +29,27 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TESTS = ["tests/testing", "tests/client", "tests/sync"]
+TESTS = ["tests/testing", "tests/client", "tests/sync", "tests/hub"]
+#: optional extras whose floors the oldest end pins too (their range is tested at both ends)
+EXTRAS = ("mqtt",)
 ENDS = ("oldest", "newest", "aiobotocore")
-REPORTED = ("boto3", "botocore", "orjson", "aiobotocore", "moto", "pynamodb")
+REPORTED = ("boto3", "botocore", "orjson", "aiobotocore", "moto", "pynamodb", "paho-mqtt")
 
 
 def floors(pyproject: Path = ROOT / "pyproject.toml") -> list[str]:
-    """``name==floor`` for each runtime dependency declared as ``name>=floor``."""
+    """``name==floor`` for each runtime dependency, and each of the :data:`EXTRAS`, declared as ``name>=floor``."""
     text = pyproject.read_text()
     block = re.search(r"^dependencies = \[(.*?)^\]", text, re.M | re.S)
     if block is None:
         raise SystemExit("pyproject.toml: no [project] dependencies list")
+    requirements = re.findall(r'^\s*"([^"]+)"', block.group(1), re.M)
+    for extra in EXTRAS:
+        listed = re.search(rf"^{extra} = \[(.*?)\]", text, re.M | re.S)
+        if listed is None:
+            raise SystemExit(f"pyproject.toml: no [project.optional-dependencies] {extra} list")
+        requirements += re.findall(r'"([^"]+)"', listed.group(1))
     pins = []
-    for requirement in re.findall(r'^\s*"([^"]+)"', block.group(1), re.M):
+    for requirement in requirements:
         match = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)\s*>=\s*([0-9][0-9.]*)\s*(?:,.*)?", requirement)
         if match is None:
             raise SystemExit(f"pyproject.toml: {requirement!r} has no '>=' floor to test")

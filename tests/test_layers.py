@@ -31,6 +31,20 @@ FORBIDDEN = [
     ("dynabase.sync", "dynabase.engine", "sync reaches a database through a client only"),
     ("dynabase.schema", "dynabase.model", "schemas are below the entity layer"),
     ("dynabase.client", "dynabase.model", "clients are below the entity layer"),
+    # sync's cloud-side semantics are plain functions the device and the hub call: they know no device side
+    *[
+        (
+            "dynabase.sync.cloud",
+            f"dynabase.sync.{part}",
+            "the cloud-side semantics know nothing of the device",
+        )
+        for part in ("core", "push", "pull", "loop", "direct", "mqtt")
+    ],
+    ("dynabase.sync", "dynabase.hub", "a device knows the hub only by its messages"),
+    ("dynabase.streams", "dynabase.hub", "the hub consumes streams, not the other way"),
+    ("dynabase.hub", "dynabase.engine", "the hub reaches the table through a client only"),
+    ("dynabase.hub", "dynabase.cli", "the hub is below the command line"),
+    ("dynabase.hub", "dynabase.sync.core", "the hub is the cloud side: it runs no device's Sync"),
 ]
 
 #: the entity layer's own order: Table owns the client and the models; a model and its parts do not import
@@ -168,6 +182,15 @@ def test_no_import_cycle_inside_the_entity_layer(graph: dict[str, set[str]]) -> 
         if _is_under(name, "dynabase.model")
     }
     assert _cycles(model_graph) == []
+
+
+def test_no_import_cycle_inside_sync(graph: dict[str, set[str]]) -> None:
+    sync_graph = {
+        name: {t for t in targets if _is_under(t, "dynabase.sync")}
+        for name, targets in graph.items()
+        if _is_under(name, "dynabase.sync")
+    }
+    assert _cycles(sync_graph) == []
 
 
 def test_no_new_import_cycle_in_the_package(graph: dict[str, set[str]]) -> None:

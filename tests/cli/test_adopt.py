@@ -71,6 +71,7 @@ def test_new_empty_and_dynabase_files_need_no_flag(tmp_path: Path) -> None:
         ["import", "{tmp}/in", "--table", "notes"],
         ["streams", "tail", "notes"],
         ["sync", "{tmp}/schema.json", "--table", "notes", "--once"],
+        ["sync-hub", "{tmp}/schema.json", "--table", "notes", "--mqtt", "mqtt://127.0.0.1:1"],
     ],
 )
 def test_every_command_that_opens_a_db_refuses_it(foreign: Path, tmp_path: Path, command: list[str]) -> None:

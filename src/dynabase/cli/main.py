@@ -23,9 +23,9 @@ def commands() -> tuple[Any, ...]:
     """The modules that register sub-commands, in the order ``dynabase --help`` lists them. Imported here,
     not with this module: ``python -m dynabase.server`` imports :mod:`dynabase.cli.signals`, which loads
     this package, and must not pay for every command."""
-    from . import completion, demo, schema_tools, serve, streams, sync, transfer, ui
+    from . import completion, demo, hub, schema_tools, serve, streams, sync, transfer, ui
 
-    return (demo, serve, ui, sync, transfer, streams, schema_tools, completion)
+    return (demo, serve, ui, sync, hub, transfer, streams, schema_tools, completion)
 
 
 #: the exit status when the reader of our output went away (``dynabase validate --json f | head``): 128 +

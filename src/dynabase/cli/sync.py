@@ -2,13 +2,15 @@
 
     dynabase sync schema.json5 --db device.db --table app --endpoint-url https://dynamodb.eu-west-1.amazonaws.com --once
     dynabase sync schema.json5 --db device.db --table app --endpoint-url http://127.0.0.1:8000 --watch
+    dynabase sync schema.json5 --db device.db --table app --mqtt mqtts://broker:8883 --device-id dev-1 \
+        --cert dev-1.pem --key dev-1.key --ca ca.pem --watch
     dynabase sync status schema.json5 --db device.db --table app
     dynabase sync quarantine schema.json5 --db device.db --table app [--retry KEY | --drop KEY | --retry-all | --drop-all]
 
 ``--once`` pushes and pulls everything pending and exits 0 when both sides are in step, 1 with a message on
 stderr when it could not finish. ``--watch`` keeps them in step until interrupted: Ctrl-C (or SIGTERM) lets
 the batch in flight finish, then exits 0. AWS credentials come from the usual environment variables or
-profile. The cloud table is ``--table``; the device table in DEVICE_DB has the same name (created on first use).
+profile; with ``--mqtt`` the device has none: it talks to a hub (``dynabase sync-hub``) through the broker. The cloud table is ``--table``; the device table in DEVICE_DB has the same name (created on first use).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from ..server.options import add_adopt
 from .arguments import usage_error
+from .mqttopts import add_broker_arguments, broker_options
 
 EXIT_OK, EXIT_ERROR = 0, 1
 ONCE_ROUNDS = 5  # --once: rounds to reach a state where both sides are in step (writes may race it)
@@ -47,19 +50,19 @@ def register(commands: Any) -> None:
     add_adopt(p)
     p.add_argument("--table", required=True, metavar="TABLE", help="the cloud table (and the device table)")
     p.add_argument("--endpoint-url", metavar="URL", help="the cloud endpoint (default: AWS for --region)")
+    add_table_arguments(p)
     p.add_argument(
-        "--region", metavar="R", help="region (default: AWS_REGION, AWS_DEFAULT_REGION, us-east-1)"
+        "--mqtt",
+        metavar="URL",
+        help="sync through a hub over this MQTT broker (mqtt://HOST:PORT or mqtts://HOST:PORT) instead of "
+        "writing the table: no AWS credentials on the device (needs --device-id)",
     )
     p.add_argument(
-        "--device-id", metavar="ID", help="this device's id (default: the one stored in DEVICE_DB)"
+        "--device-id",
+        metavar="ID",
+        help="this device's id (default: the one stored in DEVICE_DB); with --mqtt its MQTT client id",
     )
-    p.add_argument(
-        "--context",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a table context value for scope templates (repeatable; deviceId is always there)",
-    )
+    add_broker_arguments(p, "this device (--mqtt)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument(
         "--once",
@@ -74,16 +77,10 @@ def register(commands: Any) -> None:
         type=float,
         default=0.5,
         metavar="S",
-        help="--watch: seconds between pulls (default 0.5)",
+        help="--watch: seconds between pulls (default 0.5; with --mqtt the hub sends changes as they happen "
+        "and the device pulls after each connect only)",
     )
     p.add_argument("--batch-size", type=int, default=100, metavar="N", help="changes per batch (default 100)")
-    p.add_argument(
-        "--tombstone-ttl",
-        type=float,
-        default=30 * 86400,
-        metavar="S",
-        help="tombstone lifetime (default 30 days)",
-    )
     p.add_argument(
         "--retries",
         type=int,
@@ -113,6 +110,27 @@ def register(commands: Any) -> None:
     p.add_argument("--json", action="store_true", help="status, quarantine: print JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(run=run, sync_parser=p)
+
+
+def add_table_arguments(p: argparse.ArgumentParser) -> None:
+    """The options ``sync`` and ``sync-hub`` share about the cloud table."""
+    p.add_argument(
+        "--region", metavar="R", help="region (default: AWS_REGION, AWS_DEFAULT_REGION, us-east-1)"
+    )
+    p.add_argument(
+        "--context",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a table context value for scope templates (repeatable; deviceId is always there)",
+    )
+    p.add_argument(
+        "--tombstone-ttl",
+        type=float,
+        default=30 * 86400,
+        metavar="S",
+        help="tombstone lifetime (default 30 days)",
+    )
 
 
 def _modes(parser: argparse.ArgumentParser) -> str:
@@ -164,12 +182,7 @@ def _open(args: argparse.Namespace, schema_path: str, progress: Any) -> Any:
     from ..tools.common import load
 
     schema = load(schema_path)
-    context = {}
-    for entry in args.context:
-        name, sep, value = entry.partition("=")
-        if not sep or not name:
-            raise ValueError(f"--context {entry!r}: expected NAME=VALUE")
-        context[name] = value
+    context = _context(args.context)
     device = Table(
         args.table, dynabase.connect(args.db, adopt=args.adopt), schema, side="device", context=context
     )
@@ -178,8 +191,20 @@ def _open(args: argparse.Namespace, schema_path: str, progress: Any) -> Any:
     region = (
         args.region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
     )
-    cloud_client = _cloud_client(args.endpoint_url, region)
-    cloud = Table(args.table, cloud_client, schema, side="cloud", context=context)
+    if args.mqtt:
+        from dynabase.sync.mqtt import MqttCloud
+
+        cloud: Any = MqttCloud(
+            args.mqtt,
+            table=args.table,
+            device_id=args.device_id,
+            max_payload=args.max_payload,
+            **broker_options(args),
+        )
+    else:
+        cloud = Table(
+            args.table, _cloud_client(args.endpoint_url, region), schema, side="cloud", context=context
+        )
     return Sync(
         device,
         cloud,
@@ -188,6 +213,17 @@ def _open(args: argparse.Namespace, schema_path: str, progress: Any) -> Any:
         tombstone_ttl=args.tombstone_ttl,
         progress=progress,
     )
+
+
+def _context(entries: list[str]) -> dict[str, str]:
+    """``--context NAME=VALUE`` options as a table context."""
+    context = {}
+    for entry in entries:
+        name, sep, value = entry.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--context {entry!r}: expected NAME=VALUE")
+        context[name] = value
+    return context
 
 
 def _cloud_client(endpoint_url: str | None, region: str) -> Any:
@@ -216,15 +252,30 @@ def run(args: argparse.Namespace) -> int:
         return usage_error(args.sync_parser, f"{how}\n{_modes(args.sync_parser)}")
     if command and not os.path.exists(args.db):
         return _fail(f"{args.db}: no such device database")
+    if args.mqtt and (args.endpoint_url or args.region):
+        return usage_error(
+            args.sync_parser, "--mqtt syncs through a hub: it goes without --endpoint-url and --region"
+        )
+    if args.mqtt and not args.device_id:
+        return usage_error(args.sync_parser, "--mqtt needs --device-id (the MQTT client id the broker knows)")
+    if not args.mqtt and (args.username or args.password_file or args.cert or args.key or args.ca):
+        return usage_error(
+            args.sync_parser, "--username, --password-file, --cert, --key and --ca go with --mqtt"
+        )
     try:
         sync = _open(args, target[-1], _Progress(args.quiet))
         if command == "status":
             return _status(sync, args.json)
         if command == "quarantine":
             return _quarantine(sync, args)
-        if args.once:
-            return _once(sync, max(1, args.retries))
-        return _watch(sync, args.interval)
+        try:
+            if args.once:
+                return _once(sync, max(1, args.retries))
+            return _watch(sync, args.interval)
+        finally:
+            close = getattr(sync.transport, "close", None)
+            if close is not None:
+                close()
     except SchemaError as error:
         for issue in error.errors:
             print(str(issue), file=sys.stderr)

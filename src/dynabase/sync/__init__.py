@@ -9,10 +9,14 @@
     sync.sync_once()            # SyncResult(pushed, pulled, conflicts, deletes, in_step)
     sync.run(interval=1.0, stop=threading.Event())
 
-See ``docs/sync.md`` for the guarantees, the conflict rules and the costs.
+A fleet syncs through a hub over MQTT instead (no AWS credentials on the devices): ``Sync(device,
+MqttCloud("mqtts://broker:8883", table="app", device_id="dev-1", ...))``, see :mod:`dynabase.hub`.
+
+See ``docs/sync.md`` for the guarantees, the conflict rules, the two topologies and the costs.
 """
 
 from .core import Sync, SyncResult, SyncStatus
 from .errors import SyncError
+from .mqtt import MqttCloud
 
-__all__ = ["Sync", "SyncError", "SyncResult", "SyncStatus"]
+__all__ = ["MqttCloud", "Sync", "SyncError", "SyncResult", "SyncStatus"]

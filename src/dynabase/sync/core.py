@@ -1,4 +1,5 @@
-"""Device ↔ cloud sync over two entity-layer tables: push captured changes, pull from the sync index.
+"""Device ↔ cloud sync: the device's side (change log, versions, resolvers, checkpoints, clock offset) over a
+transport to the cloud (``direct``: a cloud entity-layer table; ``mqtt``: a hub, see :mod:`dynabase.hub`).
 
 See ``docs/sync.md`` for the guarantees. In short: every captured change of a model that syncs up is pushed
 as a conditional write that keeps the newer version (last writer wins by the time the write happened, on a
@@ -15,11 +16,11 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..clock import make_seq, seq_ms, wall_clock
+from ..clock import SCOPE_ATTR, make_seq, seq_ms, wall_clock
 from ..model.codec import Decoder, encode_item
 from ..model.syncmeta import ModelSync, SyncPlan
 from . import unique
-from .answers import check_answer
+from .direct import DirectCloud
 from .errors import SyncError, classify
 from .offset import ClockOffset
 from .pull import pull
@@ -33,6 +34,8 @@ from .records import (
     STATE_SYNCED,
     SyncResult,
     SyncStatus,
+    pulled_change,
+    version_of,
 )
 from .resolve import Resolver
 
@@ -47,9 +50,11 @@ class Sync:
     """Replication between a device :class:`~dynabase.model.Table` (embedded) and a cloud one.
 
     :param device: the device-side table (``side="device"``, an embedded client: its engine captures changes).
-    :param cloud: the cloud-side table (``side="cloud"``; boto3 or an embedded client).
+    :param cloud: the cloud-side table (``side="cloud"``; boto3 or an embedded client), or a transport to it
+        (e.g. :class:`dynabase.sync.mqtt.MqttCloud`: the device talks to a hub, not to the table).
     :param device_id: this device's id (the tie-break of equal versions, ``deviceId`` in scope templates);
-        None: the one stored in the device database, generated on first use.
+        None: the transport's (an MQTT client id), else the one stored in the device database, generated on
+        first use.
     :param batch_size: changes per read of the change log and per page pulled.
     :param tombstone_ttl: seconds a delete's tombstone lives in the cloud; a device that has not pulled for
         longer does a full resync of its scopes.
@@ -61,7 +66,7 @@ class Sync:
     def __init__(
         self,
         device: Table,
-        cloud: Table,
+        cloud: Table | Any,
         device_id: str | None = None,
         batch_size: int = 100,
         tombstone_ttl: float = 30 * 86400,
@@ -75,6 +80,7 @@ class Sync:
                 "the device table needs the embedded client (dynabase.connect): it captures changes"
             )
         self.device, self.cloud = device, cloud
+        self.transport = _transport(cloud)
         self.client = device.client
         self.plan = SyncPlan(device)
         unknown = set(resolvers or {}) - set(self.plan.models)
@@ -89,11 +95,13 @@ class Sync:
         #: the clock a step of ``clock`` is seen against (a test whose engine clock jumps to simulate time
         #: passing gives that clock here too: its jumps are then not steps)
         self.monotonic: Callable[[], float] = time.monotonic
-        self.endpoint = str(getattr(getattr(cloud.client, "meta", None), "endpoint_url", "") or "the cloud")
+        self.endpoint: str = self.transport.endpoint
         if not device.exists():
             device.create_table()
         state = self._state()
-        self.device_id = device_id or state.get(STATE_DEVICE) or uuid.uuid4().hex[:12]
+        self.device_id: str = str(
+            device_id or self.transport.device_id or state.get(STATE_DEVICE) or uuid.uuid4().hex[:12]
+        )
         device.enable_change_capture(node=self.device_id)
         if state.get(STATE_DEVICE) != self.device_id:
             self._put_state({STATE_DEVICE: self.device_id})
@@ -104,7 +112,8 @@ class Sync:
         primary = device.indexes["primary"]
         self.key_names = [n for n in (primary.hash, primary.sort) if n]
         #: whether a synced model has unique fields (their sentinels travel with the items)
-        self._unique = any(unique.has_unique(self, name) for name in self.plan.models)
+        self._unique = any(unique.has_unique(self.plan, name) for name in self.plan.models)
+        self.transport.bind(self)
 
     # -- state and clock -------------------------------------------------------------------------------------
 
@@ -130,27 +139,6 @@ class Sync:
         ms = max(self.now_ms(), self._last_seq_ms)
         self._last_seq_ms = ms
         return make_seq(ms, self.device_id)
-
-    def _cloud(self, method: str, **request: Any) -> dict[str, Any]:
-        """One call to the cloud; its ``Date`` header refines the clock offset. An answer that is not complete
-        (cut on its way) raises a retryable :class:`SyncError`: nothing is done on the strength of it."""
-        sent, started = self.clock(), self.monotonic()
-        try:
-            response: dict[str, Any] = getattr(self.cloud.client, method)(**request)
-        except Exception as error:
-            meta = getattr(error, "response", None) or {}
-            self._sample(sent, started, meta)
-            raise
-        self._sample(sent, started, response)
-        check_answer(method, response, self.endpoint)
-        return response
-
-    def _sample(self, sent: float, started: float, response: Mapping[str, Any]) -> None:
-        headers = (response.get("ResponseMetadata") or {}).get("HTTPHeaders") or {}
-        date = headers.get("date") if isinstance(headers, Mapping) else None
-        self.offset.sample(
-            sent, self.clock(), date if isinstance(date, str) else None, (started, self.monotonic())
-        )
 
     def stamp_ms(self, at_ms: int) -> int:
         """The version time (epoch ms, the endpoint's clock) of a change captured at ``at_ms`` on the engine's
@@ -194,7 +182,7 @@ class Sync:
         it is known and the clock was not stepped since (a stored offset is checked the same way)."""
         self.offset.stepped(self.clock(), self.monotonic())
         if not self.offset.known:
-            self._cloud("describe_table", TableName=self.cloud.name)
+            self.transport.measure()
 
     def push(self) -> SyncResult:
         """Push everything pending (no pull)."""
@@ -216,6 +204,29 @@ class Sync:
                 raise classify(error, self.endpoint) from error
             result.in_step = self.pending() == 0
             return result
+
+    def receive(self) -> int:
+        """Apply the cloud items a live transport delivered on its own (the MQTT hub's fan-out) that belong to
+        this device's scopes; the number applied. Checkpoints do not move: a pull after a reconnect reads from
+        them (an item pulled twice is applied once)."""
+        take = getattr(self.transport, "take_changes", None)
+        items = take() if take is not None else []
+        mine = []
+        for item in items:  # a tombstone has no scope fields: the scope it was stamped with decides
+            model = self.plan.model_of(item)
+            scope = (item.get(SCOPE_ATTR) or {}).get("S")
+            if model is None or not model.pulls or not version_of(item) or scope is None:
+                continue
+            try:
+                if scope == self.plan.device_scope(model, self.device_id):
+                    mine.append(pulled_change(item, self.key_names))
+            except ValueError:
+                continue
+        if not mine:
+            return 0
+        with self._lock:
+            applied: int = self._apply(mine, {})["Applied"]
+        return applied
 
     def pending(self) -> int:
         pending: int = self.client.read_changes(TableName=self.device.name, Limit=1)["Pending"]
@@ -309,6 +320,11 @@ class Sync:
         if before:
             unique.settle_local(self, before)
         return applied
+
+
+def _transport(cloud: Any) -> Any:
+    """A cloud entity-layer table is reached directly; anything else is a transport already."""
+    return DirectCloud(cloud) if hasattr(cloud, "create_table") else cloud
 
 
 __all__ = ["Sync", "SyncResult", "SyncStatus"]

@@ -33,7 +33,36 @@ class Backoff:
         self.failures = 0
 
 
+def _pull_due(sync: Sync, now: float, next_pull: float) -> bool:
+    """Time for a pull: every ``interval`` (direct); first, then after each (re)connect of a transport whose
+    cloud fans changes out by itself (MQTT: between pulls nothing is polled)."""
+    fresh = getattr(sync.transport, "reconnected", None)
+    if fresh is None or not next_pull:  # the first step pulls (and opens a transport's connection)
+        return now >= next_pull
+    if fresh.is_set():
+        fresh.clear()
+        return True
+    return False
+
+
+def _failed(sync: Sync, pulled: bool) -> None:
+    """A pull that failed is due again."""
+    fresh = getattr(sync.transport, "reconnected", None)
+    if pulled and fresh is not None:
+        fresh.set()
+
+
+def _pause(sync: Sync, stop: threading.Event, seconds: float) -> None:
+    """Wait ``seconds`` between steps, or less when the transport brings changes on its own (MQTT fan-out)."""
+    arrived = getattr(sync.transport, "arrived", None)
+    if arrived is None:
+        stop.wait(seconds)
+    else:
+        arrived.wait(seconds)
+
+
 def _step(sync: Sync, stop: Any, pull_due: bool) -> None:
+    sync.receive()
     if pull_due:
         sync.sync_once(stop, rescan=False)
     elif sync.pending():
@@ -46,9 +75,11 @@ def run(sync: Sync, interval: float, stop: threading.Event, max_backoff: float) 
     clock = sync.clock
     while not stop.is_set():
         now = clock()
+        due = _pull_due(sync, now, next_pull)
         try:
-            _step(sync, stop, now >= next_pull)
+            _step(sync, stop, due)
         except SyncError as error:
+            _failed(sync, due)
             if not error.retryable:
                 raise
             delay = backoff.next()
@@ -56,9 +87,9 @@ def run(sync: Sync, interval: float, stop: threading.Event, max_backoff: float) 
             stop.wait(delay)
             continue
         backoff.reset()
-        if now >= next_pull:
+        if due:
             next_pull = now + interval
-        stop.wait(min(PUSH_TICK, interval))
+        _pause(sync, stop, min(PUSH_TICK, interval))
 
 
 async def async_run(sync: Sync, interval: float, stop: Any, max_backoff: float) -> None:
@@ -69,15 +100,17 @@ async def async_run(sync: Sync, interval: float, stop: Any, max_backoff: float) 
     next_pull = 0.0
     while not stop.is_set():
         now = sync.clock()
+        due = _pull_due(sync, now, next_pull)
         try:
-            await asyncio.to_thread(_step, sync, flag, now >= next_pull)
+            await asyncio.to_thread(_step, sync, flag, due)
         except SyncError as error:
+            _failed(sync, due)
             if not error.retryable:
                 raise
             delay = backoff.next()
         else:
             backoff.reset()
-            if now >= next_pull:
+            if due:
                 next_pull = now + interval
             delay = min(PUSH_TICK, interval)
         try:

@@ -1,4 +1,5 @@
-"""The device clock's offset from the endpoint's, measured from HTTP ``Date`` headers.
+"""The device clock's offset from the endpoint's, measured from HTTP ``Date`` headers (or, over MQTT, from the
+hub's clock in milliseconds that each of its answers carries: :meth:`ClockOffset.sample_ms`).
 
 A ``Date`` header has one-second resolution: the endpoint's clock read ``s`` with ``Date <= s < Date + 1``,
 at some moment between sending the request (``t0``, device clock) and receiving the answer (``t1``). So the
@@ -86,14 +87,25 @@ class ClockOffset:
             server = parsedate_to_datetime(date_header).timestamp()
         except (TypeError, ValueError, IndexError, OverflowError):
             return
-        low, high = sent - server - 1.0, received - server
+        self._narrow(sent - server - 1.0, received - server, (received, monotonic[1]))
+
+    def sample_ms(self, sent: float, received: float, server_ms: int, monotonic: tuple[float, float]) -> None:
+        """Narrow the bounds by one answer that carries the endpoint's clock in milliseconds (an MQTT hub's):
+        it read ``server_ms`` between ``sent`` and ``received``."""
+        self.stepped(received, monotonic[1])
+        if abs((received - sent) - (monotonic[1] - monotonic[0])) > STEP:
+            return
+        server = server_ms / 1000
+        self._narrow(sent - server - 0.001, received - server, (received, monotonic[1]))
+
+    def _narrow(self, low: float, high: float, reference: tuple[float, float]) -> None:
         if low > high:
             return
         new_low, new_high = max(self.low, low), min(self.high, high)
         if new_low > new_high:  # a clock was stepped since the earlier samples
             new_low, new_high = low, high
         self.low, self.high = new_low, new_high
-        self.reference = (received, monotonic[1])
+        self.reference = reference
 
     def dump(self) -> str:
         if self.reference is None:

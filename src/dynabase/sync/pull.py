@@ -7,8 +7,8 @@ import json
 import threading
 from typing import TYPE_CHECKING, Any
 
-from ..clock import SCOPE_ATTR, SEQ_ATTR, seq_floor, seq_ms
-from ..model.syncmeta import SYNC_INDEX, ModelSync
+from ..clock import SEQ_ATTR, seq_floor, seq_ms
+from ..model.syncmeta import ModelSync
 from .errors import SyncError
 from .records import (
     CHECKPOINT,
@@ -60,18 +60,12 @@ def _pull_scope(
     rescan = rescan or polled is None or pulled_at is None or started - int(pulled_at) >= sync.overlap_ms
     resume = resume_point(state.get(RESYNC + scope))
     full = resume is not None or pulled_at is None or started - int(pulled_at) > sync.tombstone_ttl * 1000
-    request: dict[str, Any] = {
-        "TableName": sync.cloud.name,
-        "IndexName": SYNC_INDEX,
-        "KeyConditionExpression": "#s = :s",
-        "ExpressionAttributeNames": {"#s": SCOPE_ATTR},
-        "ExpressionAttributeValues": {":s": {"S": scope}},
-        "Limit": max(sync.batch_size, PULL_PAGE),
-    }
+    limit = max(sync.batch_size, PULL_PAGE)
+    bound: str | None = None
+    start: dict[str, Any] | None = None
     if resume is not None:  # a full resync cut short: go on from the page it reached
         started = resume[0]
-        if resume[1]:
-            request["ExclusiveStartKey"] = resume[1]
+        start = resume[1]
     elif checkpoint and pulled_at is not None and not full:
         # A change not pulled yet either sorts after the checkpoint or landed after the previous pull began,
         # stamped at most `overlap` before it (the clocks' tolerance; slow writes are re-stamped).
@@ -81,15 +75,12 @@ def _pull_scope(
             int(pulled_at) - sync.overlap_ms if rescan else int(polled or 0) - min(LATE_MS, sync.overlap_ms)
         )
         bound = checkpoint if seq_ms(checkpoint) < floor else seq_floor(floor)
-        request["KeyConditionExpression"] += " AND #q > :q"
-        request["ExpressionAttributeNames"]["#q"] = SEQ_ATTR
-        request["ExpressionAttributeValues"][":q"] = {"S": bound}
     seen: set[str] = set()
     newest = checkpoint or ""
     while True:
         if stop is not None and stop.is_set():
             return False
-        page = sync._cloud("query", **request)
+        page = sync.transport.read_scope(scope, bound, start, limit)
         items = page["Items"]
         changes = [pulled_change(item, sync.key_names) for item in items if version_of(item)]
         for change in changes if full else ():  # the cloud is the reference: it may hold less than it had
@@ -115,7 +106,7 @@ def _pull_scope(
             sync.progress("pull", result.pulled)
         if last:
             break
-        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        start = page["LastEvaluatedKey"]
     if full:
         _finish_resync(sync, model, scope, seen, started, result)
     sync._polled[scope] = started
@@ -150,7 +141,7 @@ def _finish_resync(
     unseen = [key for key in _local_keys(sync, model, scope) if key_text(key, sync.key_names) not in seen]
     found: list[dict[str, Any]] = []
     for start in range(0, len(unseen), BATCH_GET):
-        found += _cloud_items(sync, unseen[start : start + BATCH_GET])
+        found += sync.transport.get_items(unseen[start : start + BATCH_GET])
     held = {key_text(item, sync.key_names) for item in found}
     changes = [pulled_change(item, sync.key_names) for item in found if version_of(item)]
     gone = [{"Key": key, "Purge": True} for key in unseen if key_text(key, sync.key_names) not in held]
@@ -158,23 +149,6 @@ def _finish_resync(
     result.pulled += counts["Applied"]
     result.deletes += counts["Deletes"]
     result.conflicts += counts["Conflicts"]
-
-
-def _cloud_items(sync: Sync, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The cloud items of ``keys`` (at most 100) that exist, read consistently."""
-    items: list[dict[str, Any]] = []
-    while keys:
-        answer = sync._cloud(
-            "batch_get_item", RequestItems={sync.cloud.name: {"Keys": keys, "ConsistentRead": True}}
-        )
-        items += answer["Responses"].get(sync.cloud.name, [])
-        left = (answer.get("UnprocessedKeys") or {}).get(sync.cloud.name, {}).get("Keys") or []
-        if len(left) >= len(keys):
-            raise SyncError(
-                f"the endpoint {sync.endpoint} is busy (no key of a BatchGetItem read)", retryable=True
-            )
-        keys = left
-    return items
 
 
 def _local_keys(sync: Sync, model: ModelSync, scope: str) -> list[dict[str, Any]]:

@@ -11,6 +11,8 @@ from ..clock import DELETED_ATTR, VERSION_ATTR
 from .records import error_code, key_text, version_of
 
 if TYPE_CHECKING:
+    from ..model.syncmeta import SyncPlan
+    from .cloud import CloudContext
     from .core import Sync
 
 
@@ -22,31 +24,35 @@ class Taken(Refused):
     """A unique value the pushed item claims is held by another item in the cloud."""
 
 
-def has_unique(sync: Sync, model_name: str) -> bool:
-    entity = sync.device.model_for(model_name)
+def has_unique(plan: SyncPlan, model_name: str) -> bool:
+    entity = plan.table.model_for(model_name)
     return entity is not None and bool(entity.spec.unique_fields)
 
 
-def sentinels(sync: Sync, item: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+def sentinels(plan: SyncPlan, key_names: list[str], item: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
     """The sentinels a live item (wire format) holds, by key text (none for no item or a tombstone)."""
     if not item or (item.get(DELETED_ATTR) or {}).get("BOOL"):
         return {}
-    kind = (item.get(sync.plan.type_field) or {}).get("S")
-    entity = sync.device.model_for(kind)
+    kind = (item.get(plan.type_field) or {}).get("S")
+    entity = plan.table.model_for(kind)
     if entity is None:
         return {}
-    return {key_text(s, sync.key_names): s for s in entity.sentinel_items(item)}
+    return {key_text(s, key_names): s for s in entity.sentinel_items(item)}
 
 
 def transact_put(
-    sync: Sync, cloud_item: dict[str, Any], current: dict[str, Any] | None, pushed: dict[str, Any] | None
+    ctx: CloudContext,
+    cloud_item: dict[str, Any],
+    current: dict[str, Any] | None,
+    pushed: dict[str, Any] | None,
 ) -> bool:
     """Write ``cloud_item`` over ``current`` (the cloud item read: the write is conditioned on it being still
     there, unchanged) with the sentinels of ``pushed`` (the device item; None for a delete) claimed and those
     of ``current`` it no longer holds released, in one transaction. False when the item changed since it was
     read; :class:`Taken` naming the sentinel when a value is another item's."""
-    held, claims = sentinels(sync, current), sentinels(sync, pushed)
-    key_name = sync.key_names[0]
+    held = sentinels(ctx.plan, ctx.key_names, current)
+    claims = sentinels(ctx.plan, ctx.key_names, pushed)
+    key_name = ctx.key_names[0]
     if current is None:
         names, condition, values = {"#k": key_name}, "attribute_not_exists(#k)", None
     elif version_of(current) is None:
@@ -56,7 +62,7 @@ def transact_put(
         names = {"#v": VERSION_ATTR}
         condition, values = "#v = :held", {":held": {"S": version_of(current)}}
     put: dict[str, Any] = {
-        "TableName": sync.cloud.name,
+        "TableName": ctx.table,
         "Item": cloud_item,
         "ConditionExpression": condition,
         "ExpressionAttributeNames": names,
@@ -68,7 +74,7 @@ def transact_put(
     actions += [
         {
             "Put": {
-                "TableName": sync.cloud.name,
+                "TableName": ctx.table,
                 "Item": s,
                 "ConditionExpression": "attribute_not_exists(#k)",
                 "ExpressionAttributeNames": {"#k": key_name},
@@ -77,12 +83,12 @@ def transact_put(
         for s in claimed
     ]
     actions += [
-        {"Delete": {"TableName": sync.cloud.name, "Key": {n: s[n] for n in sync.key_names}}}
+        {"Delete": {"TableName": ctx.table, "Key": {n: s[n] for n in ctx.key_names}}}
         for k, s in held.items()
         if k not in claims
     ]
     try:
-        sync._cloud("transact_write_items", TransactItems=actions)
+        ctx.call("transact_write_items", TransactItems=actions)
     except Exception as error:
         if error_code(error) != "TransactionCanceledException":
             raise
@@ -110,13 +116,13 @@ def local_before(sync: Sync, changes: Iterable[dict[str, Any]]) -> Before:
         item = change.get("Item")
         if item is not None:
             model = sync.plan.model_of(item)
-            if model is None or not has_unique(sync, model.name):
+            if model is None or not has_unique(sync.plan, model.name):
                 continue
             key = {n: item[n] for n in sync.key_names}
         else:
             key = change["Key"]
         local = _local(sync, key)
-        if item is None and not sentinels(sync, local):
+        if item is None and not sentinels(sync.plan, sync.key_names, local):
             continue  # a delete of an item without unique values
         before[key_text(key, sync.key_names)] = (key, local)
     return before
@@ -129,7 +135,7 @@ def settle_local(sync: Sync, before: Before) -> None:
         now = _local(sync, key)
         if now is not None and version_of(now) == version_of(old):
             continue  # not applied (an older version, or a pending local change won)
-        gone, come = sentinels(sync, old), sentinels(sync, now)
+        gone, come = sentinels(sync.plan, sync.key_names, old), sentinels(sync.plan, sync.key_names, now)
         for k, s in gone.items():
             if k not in come:
                 sync.client.delete_item(TableName=sync.device.name, Key={n: s[n] for n in sync.key_names})

@@ -1,0 +1,126 @@
+"""The long-running hub over an MQTT broker: pushes from a shared subscription, fan-out from the table's stream.
+
+Stateless apart from the stream consumer's durable checkpoints: two hubs run side by side (the broker gives
+each push to one of them; both fan out, and a device applies a version it holds once). The hub's reads grow
+with the stream's shards, not with the devices.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from ..streams.checkpoints import CheckpointStore
+from ..streams.consumer import Consumer, Options
+from ..sync import wire
+from ..sync.mqtt import Link
+from .core import HubCore, Message
+
+log = logging.getLogger("dynabase.hub")
+#: seconds to wait for the broker to acknowledge a fan-out message before the batch is retried
+PUBLISH_WAIT = 30.0
+
+
+class MqttHub:
+    """Runs a :class:`HubCore` against a broker (``url``, credentials as :class:`~dynabase.sync.mqtt.Link`)
+    and the table's stream (``streams``: a ``dynamodbstreams`` client; ``checkpoints``: where the consumer's
+    checkpoints are kept, durable for a hub that restarts)."""
+
+    def __init__(
+        self,
+        core: HubCore,
+        url: str,
+        *,
+        streams: Any,
+        checkpoints: CheckpointStore | None = None,
+        username: str | None = None,
+        password: str | None = None,
+        cert: str | None = None,
+        key: str | None = None,
+        ca: str | None = None,
+        client_id: str | None = None,
+        workers: int = 4,
+        poll_interval: float = 0.2,
+    ) -> None:
+        self.core = core
+        self.client_id = wire.check_id(
+            client_id or f"dynabase-hub-{socket.gethostname()}-{os.getpid()}", "hub id"
+        )
+        self.link = Link(
+            url,
+            self.client_id,
+            username=username,
+            password=password,
+            cert=cert,
+            key=key,
+            ca=ca,
+            persistent=False,
+        )
+        self.link.on_connect = lambda: self.link.subscribe(wire.hub_subscription(core.name))
+        self.link.on_message = self._on_message
+        self.pool = ThreadPoolExecutor(max(1, workers), thread_name_prefix="dynabase-hub")
+        self.consumer = Consumer.for_table(
+            core.table.client,
+            core.name,
+            self._on_records,
+            streams=streams,
+            name="dynabase-sync-hub",
+            checkpoints=checkpoints,
+            options=Options(batch_size=1000, starting_position="LATEST", poll_interval=poll_interval),
+        )
+        self.handled = 0
+        self.fanned_out = 0
+
+    def _on_message(self, topic: str, payload: bytes) -> None:
+        device = wire.device_of(topic, self.core.name)
+        if device is None:
+            log.warning("hub: a message on %s, which is no device's up topic: ignored", topic)
+            return
+        self.pool.submit(self._handle, device, payload)
+
+    def _handle(self, device: str, payload: bytes) -> None:
+        try:
+            self._publish(self.core.handle(device, payload), wait=None)
+            self.handled += 1
+        except Exception:  # a worker must not die of one message: the device asks again
+            log.exception("hub: a message from %s could not be handled", device)
+
+    def _on_records(self, event: dict[str, Any], context: Any) -> None:
+        messages = self.core.fan_out(event)
+        self._publish(messages, wait=PUBLISH_WAIT)  # acknowledged before the checkpoint moves
+        self.fanned_out += len(messages)
+
+    def _publish(self, messages: list[Message], wait: float | None) -> None:
+        for topic, payload in messages:
+            self.link.publish(topic, payload, wait=wait)
+
+    def run(
+        self, stop: threading.Event, ready: Callable[[], None] | None = None, timeout: float = 30.0
+    ) -> None:
+        """Serve until ``stop`` is set; ``ready()`` once connected and reading the stream."""
+        self.link.start()
+        try:
+            if not self.link.connected.wait(timeout):
+                why = self.link.last_error or "no answer"
+                raise ConnectionError(f"cannot connect to the broker at {self.link.url}: {why}")
+            self.consumer.prime()
+            reader = threading.Thread(
+                target=self.consumer.run, args=(stop,), name="dynabase-hub-stream", daemon=True
+            )
+            reader.start()
+            if ready is not None:
+                ready()
+            stop.wait()
+            self.consumer.wake.set()
+            reader.join(timeout)
+        finally:
+            self.pool.shutdown(wait=True)
+            self.link.stop()
+
+
+__all__ = ["MqttHub"]
