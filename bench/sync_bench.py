@@ -496,7 +496,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--burst", type=int, default=None, help="items in the burst (default 5,000)")
     parser.add_argument("--skip", default="", help="comma separated: throughput,burst,latency")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    fleet = parser.add_argument_group("--mqtt: a fleet through a hub over MQTT, against direct mode")
+    fleet.add_argument("--mqtt", action="store_true", help="measure sync over MQTT (see above) instead")
+    fleet.add_argument(
+        "--devices", type=int, default=None, help="devices over MQTT (default 500, --quick 50)"
+    )
+    fleet.add_argument(
+        "--direct-devices", type=int, default=None, help="devices polling directly (default 50, --quick 10)"
+    )
+    fleet.add_argument("--processes", type=int, default=4, help="processes the devices run in (default 4)")
+    fleet.add_argument(
+        "--window", type=float, default=None, help="seconds of each idle window (default 30, --quick 10)"
+    )
+    fleet.add_argument(
+        "--hub-poll",
+        type=float,
+        default=0.2,
+        help="the hub's --poll of an idle stream (default: its own, 0.2)",
+    )
     options = parser.parse_args(argv)
+    for name in ("devices", "direct_devices", "processes", "samples", "rounds"):
+        if getattr(options, name) is not None and getattr(options, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    for name in ("window", "hub_poll"):
+        if getattr(options, name) is not None and getattr(options, name) <= 0:
+            parser.error(f"--{name.replace('_', '-')} must be above 0")
+    if options.mqtt:
+        from sync_fleet import run
+
+        return run(options)
     changes = options.changes or (2000 if options.quick else 10000)
     samples = options.samples or (10 if options.quick else 30)
     skip = {s.strip() for s in options.skip.split(",") if s.strip()}

@@ -1,0 +1,211 @@
+#!/usr/bin/env python
+"""One process of ``sync_bench.py --mqtt``'s simulated fleet: ``--count`` devices, each its own device database
+file and its own ``Sync`` running the sync loop (``Sync.run``) in a thread, over MQTT through the hub
+(``--mode mqtt``) or straight to the endpoint (``--mode direct``, polling every ``--interval``).
+
+It prints JSON lines on stdout (``ready`` once every device did a first ``sync_once``; ``wrote`` and ``seen``
+for the latency samples; ``stopped`` with the count of failed sync steps) and takes JSON lines on stdin:
+
+* ``{"cmd": "write", "device": D, "id": N}``: device D creates the shared ``Note`` N (its entity layer); the
+  wall clock just before the create is ``wrote``'s ``at``;
+* ``{"cmd": "watch", "id": N}``: every device of this process whose id is in ``--observers`` prints ``seen``
+  (its wall clock) once N is in its database: checked right after each batch the device applies (a fan-out
+  received or a pull), where an item becomes visible;
+* ``{"cmd": "stop"}`` (or the end of stdin): the loops stop, the connections close.
+
+Started by ``sync_bench.py``; not meant to be run by hand (its options are that script's contract with it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "src"))
+
+import dynabase  # noqa: E402
+from dynabase.model import Table  # noqa: E402
+from dynabase.schema import load_schema  # noqa: E402
+from dynabase.sync import Sync, SyncError  # noqa: E402
+
+#: devices making their first sync at once while the fleet starts (the hub answers a few at a time)
+STARTING = 8
+
+
+class Events:
+    """JSON lines on stdout, one writer at a time."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def emit(self, event: str, **fields: Any) -> None:
+        line = json.dumps({"event": event, **fields})
+        with self._lock:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+
+
+class Failures(logging.Handler):
+    """Counts the sync loop's retried failures (its ``sync failed (retrying ...)`` warnings)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+        self.last = ""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+        self.last = record.getMessage()[:300]
+
+
+class Fleet:
+    def __init__(self, options: argparse.Namespace, events: Events) -> None:
+        self.options = options
+        self.events = events
+        self.schema = load_schema(json.loads(Path(options.schema).read_text()))
+        self.ids = [f"{options.prefix}{n:04d}" for n in range(options.first, options.first + options.count)]
+        self.observers = set(options.observers.split(",")) if options.observers else set()
+        self.watched: set[str] = set()
+        self.seen: set[tuple[str, str]] = set()
+        self.syncs: dict[str, Sync] = {}
+        self.tables: dict[str, Table] = {}
+        self.stop = threading.Event()
+        self.threads: list[threading.Thread] = []
+        self.died: list[str] = []
+        self._lock = threading.Lock()
+        self._shared: Any = None
+
+    def _cloud(self, device: str) -> Any:
+        options = self.options
+        if options.mode == "mqtt":
+            from dynabase.sync.mqtt import MqttCloud
+
+            secret = Path(options.secrets, device).read_text().strip()
+            return MqttCloud(
+                options.url, table=options.table, device_id=device, username=device, password=secret
+            )
+        if self._shared is None:  # one boto3 client per process, as thread-safe as it is costly to make
+            import boto3
+            from botocore.config import Config
+
+            self._shared = boto3.client(
+                "dynamodb",
+                endpoint_url=options.url,
+                region_name="us-east-1",
+                aws_access_key_id="bench",
+                aws_secret_access_key="bench",
+                config=Config(retries={"max_attempts": 3, "mode": "standard"}, max_pool_connections=64),
+            )
+        return Table(options.table, self._shared, self.schema, side="cloud")
+
+    def add(self, device: str) -> None:
+        path = Path(self.options.directory, f"{device}.db")
+        client = dynabase.connect(str(path), ttl_sweep_seconds=None)
+        table = Table(self.options.table, client, self.schema, side="device")
+        if not table.exists():
+            table.create_table()
+        sync = Sync(table, self._cloud(device), device_id=device)
+        if device in self.observers:
+            sync._apply = self._observed(device, sync._apply)  # type: ignore[method-assign]
+        sync.sync_once()
+        with self._lock:
+            self.syncs[device], self.tables[device] = sync, table
+
+    def _observed(self, device: str, apply: Any) -> Any:
+        """``Sync._apply`` of an observer: after each applied batch, the watched notes now in its database."""
+
+        def applied(changes: list[dict[str, Any]], state: dict[str, Any]) -> dict[str, Any]:
+            result = apply(changes, state)
+            at = time.time()
+            for change in changes:
+                note = (change.get("Item") or {}).get("id", {}).get("S")
+                if note in self.watched and (device, note) not in self.seen:
+                    self.seen.add((device, note))
+                    self.events.emit("seen", id=note, device=device, at=at)
+            return dict(result)
+
+        return applied
+
+    def start(self) -> None:
+        started = time.monotonic()
+        with ThreadPoolExecutor(STARTING) as pool:
+            list(pool.map(self.add, self.ids))
+        for device, sync in self.syncs.items():
+            thread = threading.Thread(target=self._loop, args=(device, sync), name=device, daemon=True)
+            thread.start()
+            self.threads.append(thread)
+        self.events.emit(
+            "ready", devices=len(self.syncs), seconds=time.monotonic() - started, pid=os.getpid()
+        )
+
+    def _loop(self, device: str, sync: Sync) -> None:
+        try:
+            sync.run(interval=self.options.interval, stop=self.stop)
+        except SyncError as error:
+            self.died.append(f"{device}: {error}")
+
+    def write(self, device: str, note: str) -> None:
+        at = time.time()
+        self.tables[device].model("Note").create({"id": note, "text": f"from {device}"})
+        self.events.emit("wrote", id=note, device=device, at=at)
+
+    def close(self) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(60)
+        for sync in self.syncs.values():
+            close = getattr(sync.transport, "close", None)
+            if close is not None:
+                close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mode", choices=("mqtt", "direct"), required=True)
+    parser.add_argument("--url", required=True, help="the broker (mqtt) or the endpoint (direct)")
+    parser.add_argument("--table", required=True)
+    parser.add_argument("--schema", required=True, help="the schema, a JSON file")
+    parser.add_argument("--directory", required=True, help="where the device databases are")
+    parser.add_argument("--secrets", help="mqtt: a directory holding each device's password in a file")
+    parser.add_argument("--prefix", default="dev-")
+    parser.add_argument("--first", type=int, default=0)
+    parser.add_argument("--count", type=int, required=True)
+    parser.add_argument("--interval", type=float, default=0.5, help="Sync.run's interval")
+    parser.add_argument("--observers", default="", help="comma separated device ids that report seen notes")
+    options = parser.parse_args(argv)
+    if options.mode == "mqtt" and not options.secrets:
+        parser.error("--mode mqtt needs --secrets")
+    failures = Failures()
+    logging.getLogger("dynabase.sync").addHandler(failures)
+    events = Events()
+    fleet = Fleet(options, events)
+    try:
+        fleet.start()
+        for line in sys.stdin:
+            command = json.loads(line)
+            if command["cmd"] == "write":
+                fleet.write(command["device"], command["id"])
+            elif command["cmd"] == "watch":
+                fleet.watched.add(command["id"])
+                events.emit("watching", id=command["id"])
+            elif command["cmd"] == "stop":
+                break
+            else:
+                raise ValueError(f"unknown command {command!r}")
+    finally:
+        fleet.close()
+        events.emit("stopped", failures=failures.count, last_failure=failures.last, died=fleet.died)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
