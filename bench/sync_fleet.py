@@ -27,7 +27,7 @@ from sync_bench import REPO, boto_client, percentile, verdict
 sys.path.insert(0, str(REPO / "tests"))  # the broker and child-process helpers the hub tests use
 
 from hub.broker import HUB_USER, Broker, ensure_mosquitto  # noqa: E402
-from processes import Child, dynabase_command  # noqa: E402
+from processes import dynabase_command  # noqa: E402
 
 TABLE = "fleet"
 ANCHOR = "fleet-anchor"  # the push anchor's table: the same definition, no hub reading its stream
