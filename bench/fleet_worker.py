@@ -36,9 +36,14 @@ import dynabase  # noqa: E402
 from dynabase.model import Table  # noqa: E402
 from dynabase.schema import load_schema  # noqa: E402
 from dynabase.sync import Sync, SyncError  # noqa: E402
+from dynabase.sync.loop import PUSH_TICK  # noqa: E402
+
+log = logging.getLogger("dynabase.sync")
 
 #: devices making their first sync at once while the fleet starts (the hub answers a few at a time)
 STARTING = 8
+#: a hang guard for the loops' first step after the devices connected
+SETTLE_TIMEOUT = 300.0
 
 
 class Events:
@@ -74,6 +79,7 @@ class Fleet:
         self.schema = load_schema(json.loads(Path(options.schema).read_text()))
         self.ids = [f"{options.prefix}{n:04d}" for n in range(options.first, options.first + options.count)]
         self.observers = set(options.observers.split(",")) if options.observers else set()
+        self.writers = set(options.writers.split(",")) if options.writers else set()
         self.watched: set[str] = set()
         self.seen: set[tuple[str, str]] = set()
         self.syncs: dict[str, Sync] = {}
@@ -139,19 +145,55 @@ class Fleet:
         started = time.monotonic()
         with ThreadPoolExecutor(STARTING) as pool:
             list(pool.map(self.add, self.ids))
+        measured = self.observers | self.writers
+        receivers = [s for d, s in self.syncs.items() if self.options.receive_only and d not in measured]
         for device, sync in self.syncs.items():
-            thread = threading.Thread(target=self._loop, args=(device, sync), name=device, daemon=True)
+            if not any(sync is r for r in receivers):
+                thread = threading.Thread(target=self._loop, args=(device, sync), name=device, daemon=True)
+                thread.start()
+                self.threads.append(thread)
+        if receivers:
+            thread = threading.Thread(target=self._receive, args=(receivers,), name="receivers", daemon=True)
             thread.start()
             self.threads.append(thread)
+        deadline = time.monotonic() + SETTLE_TIMEOUT
+        while time.monotonic() < deadline and any(self._first_pull_due(s) for s in self.syncs.values()):
+            time.sleep(0.1)  # ready once every loop made its pull after connecting: then the fleet is idle
         self.events.emit(
             "ready", devices=len(self.syncs), seconds=time.monotonic() - started, pid=os.getpid()
         )
+
+    @staticmethod
+    def _first_pull_due(sync: Sync) -> bool:
+        fresh = getattr(sync.transport, "reconnected", None)
+        return fresh is not None and fresh.is_set()
 
     def _loop(self, device: str, sync: Sync) -> None:
         try:
             sync.run(interval=self.options.interval, stop=self.stop)
         except SyncError as error:
             self.died.append(f"{device}: {error}")
+
+    def _receive(self, syncs: list[Sync]) -> None:
+        """``--receive-only``: one thread steps these devices every tick of ``Sync.run`` as its loop does for a
+        device with nothing to push: apply what the hub fanned out (``Sync.receive``), pull after a
+        reconnect. (It does not look at their change logs, empty here, 20 times a second each: 500 loops doing
+        that took more CPU than the 2-CPU machine had to give the hub, the broker and the server.)"""
+        while not self.stop.is_set():
+            for sync in syncs:
+                fresh = sync.transport.reconnected
+                pull = fresh.is_set()
+                try:
+                    if pull:
+                        fresh.clear()
+                        sync.sync_once(rescan=False)
+                    else:
+                        sync.receive()
+                except SyncError as error:
+                    if pull:
+                        fresh.set()  # due again
+                    log.warning("sync failed (a receive-only device, retried): %s", error)
+            self.stop.wait(PUSH_TICK)
 
     def write(self, device: str, note: str) -> None:
         at = time.time()
@@ -181,11 +223,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, required=True)
     parser.add_argument("--interval", type=float, default=0.5, help="Sync.run's interval")
     parser.add_argument("--observers", default="", help="comma separated device ids that report seen notes")
+    parser.add_argument("--writers", default="", help="comma separated device ids that write notes")
+    parser.add_argument(
+        "--receive-only",
+        action="store_true",
+        help="mqtt: the devices that neither observe nor write are stepped by one thread (see Fleet._receive)",
+    )
     options = parser.parse_args(argv)
     if options.mode == "mqtt" and not options.secrets:
         parser.error("--mode mqtt needs --secrets")
+    if options.receive_only and options.mode != "mqtt":
+        parser.error("--receive-only goes with --mode mqtt (direct devices pull by polling)")
     failures = Failures()
-    logging.getLogger("dynabase.sync").addHandler(failures)
+    log.addHandler(failures)
     events = Events()
     fleet = Fleet(options, events)
     try:

@@ -170,7 +170,14 @@ class FleetRun:
     """The devices ``prefix0000`` .. of one mode, spread over ``processes`` worker processes."""
 
     def __init__(
-        self, mode: str, url: str, directory: Path, devices: int, processes: int, prefix: str
+        self,
+        mode: str,
+        url: str,
+        directory: Path,
+        devices: int,
+        processes: int,
+        prefix: str,
+        receive_only: bool = False,
     ) -> None:
         self.mode, self.prefix, self.count = mode, prefix, devices
         self.ids = [f"{prefix}{n:04d}" for n in range(devices)]
@@ -189,7 +196,17 @@ class FleetRun:
                 str(REPO / "bench" / "fleet_worker.py"),
                 *("--mode", mode, "--url", url, "--table", TABLE, "--prefix", prefix),
                 *("--schema", str(directory / "schema.json"), "--directory", str(directory / "devices")),
-                *("--first", str(first), "--count", str(share), "--observers", last),
+                *(
+                    "--first",
+                    str(first),
+                    "--count",
+                    str(share),
+                    "--observers",
+                    last,
+                    "--writers",
+                    self.ids[0],
+                ),
+                *(["--receive-only"] if receive_only else []),
                 *(["--secrets", str(directory / "secrets")] if mode == "mqtt" else []),
             ]
             worker = Worker(command)
@@ -368,7 +385,7 @@ def measure(options: Any, directory: Path) -> dict[str, Any]:
     samples = options.samples or (20 if quick else 100)
     window = options.window or (10.0 if quick else 30.0)
     rounds = options.rounds or (1 if quick else 2)
-    pushers, changes = 4, (250 if quick else 1000)
+    pushers, changes = 4, options.changes or (250 if quick else 1000)
     ids = [f"dev-{n:04d}" for n in range(devices)]
     push_ids = [f"push-{r}-{n}" for r in range(rounds) for n in range(pushers)]
     for folder in ("devices", "secrets"):
@@ -377,7 +394,11 @@ def measure(options: Any, directory: Path) -> dict[str, Any]:
         (directory / "secrets" / user).write_text(secret(user) + "\n")
     schema = directory / "schema.json"
     schema.write_text(json.dumps(SCHEMA))
-    figures: dict[str, Any] = {"hub_poll": options.hub_poll, "processes": options.processes}
+    figures: dict[str, Any] = {
+        "hub_poll": options.hub_poll,
+        "processes": options.processes,
+        "all_loops": options.all_loops,
+    }
     env = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_REGION": "us-east-1"}
     with components(directory, [HUB_USER, *ids, *push_ids]) as (url, broker, log):
         hub_args = ["sync-hub", str(schema), "--table", TABLE, "--endpoint-url", url, "--mqtt", broker.url]
@@ -386,7 +407,8 @@ def measure(options: Any, directory: Path) -> dict[str, Any]:
             hub.wait_for("sync-hub: ready")
             pid = hub.process.pid
             before = {"rss": rss_bytes(pid), "cpu": cpu_seconds(pid)}
-            fleet = FleetRun("mqtt", broker.url, directory, devices, options.processes, "dev-")
+            lean = not options.all_loops
+            fleet = FleetRun("mqtt", broker.url, directory, devices, options.processes, "dev-", lean)
             figures["hub"] = {
                 "rss_before": before["rss"],
                 "rss_connected": rss_bytes(pid),
@@ -428,7 +450,12 @@ def report(figures: dict[str, Any]) -> str:
     devices, per100 = hub["devices"], hub["devices"] / 100
     lines = [
         f"sync over MQTT: {devices} devices in {figures['processes']} processes (connected in "
-        f"{hub['ready_seconds']:.1f} s), one Mosquitto, one hub (--poll {figures['hub_poll']}), dynabase serve",
+        f"{hub['ready_seconds']:.1f} s), one Mosquitto, one hub (--poll {figures['hub_poll']}), dynabase serve; "
+        + (
+            "every device runs Sync.run"
+            if figures["all_loops"]
+            else "the writer and the observers run Sync.run, the others are stepped by one thread per process"
+        ),
         f"idle, {idle['seconds']:.0f} s window (requests counted in the server's request log; goal 0):",
         f"  mqtt:   {idle['fleet_requests']} requests on the table for {devices} idle devices "
         f"({idle['per_device_per_day']:,.0f} per device per day)  {verdict(idle['fleet_requests'] == 0)}; "
@@ -459,11 +486,12 @@ def report(figures: dict[str, Any]) -> str:
     lines.append(
         f"hub per 100 connected devices: RSS +{grown / per100 / 2**20:.1f} MiB (total "
         f"{hub['rss_connected'] / 2**20:.0f} MiB with {devices}, {hub['rss_before'] / 2**20:.0f} MiB before any); "
-        f"CPU {hub['connect_cpu_seconds'] / per100:.2f} s to connect them, "
-        f"{idle['hub_cpu_seconds'] / per100 / idle['seconds'] * 60:.3f} s per idle minute"
+        f"CPU {hub['connect_cpu_seconds'] / per100:.2f} s to connect them (hello and first pulls)"
     )
+    idle_minute = idle["hub_cpu_seconds"] / idle["seconds"] * 60
     lines.append(
-        f"hub CPU: {hub['latency_cpu_seconds']:.1f} s over the latency samples, "
+        f"hub CPU: idle {idle_minute:.2f} s a minute in all ({idle_minute / per100:.3f} s per 100 devices; its "
+        f"stream polls, whatever the devices), {hub['latency_cpu_seconds']:.1f} s over the latency samples, "
         f"{hub['push_cpu_seconds']:.1f} s over the pushes"
     )
     for name in ("mqtt_fleet", "direct_fleet"):
