@@ -10,7 +10,8 @@ for the latency samples; ``stopped`` with the count of failed sync steps) and ta
   wall clock just before the create is ``wrote``'s ``at``;
 * ``{"cmd": "watch", "id": N}``: every device of this process whose id is in ``--observers`` prints ``seen``
   (its wall clock) once N is in its database: checked right after each batch the device applies (a fan-out
-  received or a pull), where an item becomes visible;
+  received or a pull), where an item becomes visible; over MQTT also ``delivered``, when the message holding
+  N reached the device's MQTT client;
 * ``{"cmd": "stop"}`` (or the end of stdin): the loops stop, the connections close.
 
 Started by ``sync_bench.py``; not meant to be run by hand (its options are that script's contract with it).
@@ -122,6 +123,9 @@ class Fleet:
         sync = Sync(table, self._cloud(device), device_id=device)
         if device in self.observers:
             sync._apply = self._observed(device, sync._apply)  # type: ignore[method-assign]
+            link = getattr(sync.transport, "_link", None)  # mqtt: the device's paho client
+            if link is not None:
+                link.on_message = self._delivered(device, link.on_message)
         sync.sync_once()
         with self._lock:
             self.syncs[device], self.tables[device] = sync, table
@@ -140,6 +144,24 @@ class Fleet:
             return dict(result)
 
         return applied
+
+    def _delivered(self, device: str, on_message: Any) -> Any:
+        """The MQTT client's message callback of an observer: when a watched note arrives, before the device's
+        loop applies it (``delivered``: the hub's and the broker's share of the latency)."""
+
+        def arrived(topic: str, payload: bytes) -> None:
+            at = time.time()
+            try:
+                message = json.loads(payload)
+                notes = [i.get("id", {}).get("S") for i in message.get("items") or [] if isinstance(i, dict)]
+            except (ValueError, AttributeError):
+                notes = []
+            for note in notes:
+                if note in self.watched:
+                    self.events.emit("delivered", id=note, device=device, at=at)
+            on_message(topic, payload)
+
+        return arrived
 
     def start(self) -> None:
         started = time.monotonic()
