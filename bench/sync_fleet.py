@@ -166,6 +166,31 @@ class Worker:
         return stopped
 
 
+class Probe:
+    """A subscriber of the table's shared topics in this (quiet) process, as the hub's user: when each note
+    left the hub through the broker, apart from the time the simulated devices take to see it."""
+
+    def __init__(self, url: str) -> None:
+        from dynabase.sync import wire
+        from dynabase.sync.mqtt import Link
+
+        self.arrived: dict[str, float] = {}
+        self.link = Link(url, "bench-probe", username=HUB_USER, password=secret(HUB_USER), persistent=False)
+        self.link.on_connect = lambda: self.link.subscribe(wire.shared_topic(TABLE, "+"))
+        self.link.on_message = self._message
+        self.link.start()
+        if not self.link.connected.wait(30):
+            raise RuntimeError(f"the probe cannot connect to {url}: {self.link.last_error}")
+
+    def _message(self, topic: str, payload: bytes) -> None:
+        at = time.time()
+        for item in json.loads(payload).get("items") or []:
+            self.arrived.setdefault(item.get("id", {}).get("S", ""), at)
+
+    def close(self) -> None:
+        self.link.stop()
+
+
 class FleetRun:
     """The devices ``prefix0000`` .. of one mode, spread over ``processes`` worker processes."""
 
@@ -223,10 +248,11 @@ class FleetRun:
             self.pids.append(ready["pid"])
         self.ready_seconds = time.monotonic() - self.started
 
-    def latency(self, samples: int, seed: int = 1) -> dict[str, Any]:
-        """Device ``prefix0000`` writes a shared Note; the observers report it visible: write-to-visible."""
+    def latency(self, samples: int, probe: Probe | None = None, seed: int = 1) -> dict[str, Any]:
+        """Device ``prefix0000`` writes a shared Note; the observers report it visible: write-to-visible (and
+        when it reached their MQTT clients, and the ``probe``)."""
         rng = random.Random(seed)
-        writer, found, delivered, missed = self.ids[0], [], [], 0
+        writer, found, delivered, probed, missed = self.ids[0], [], [], [], 0
         for n in range(samples):
             note = f"{self.mode}-{n}"
             watchers = {self.owner[o] for o in self.observers}
@@ -238,6 +264,12 @@ class FleetRun:
             time.sleep(rng.uniform(0.05, 0.25) + (0.3 if self.mode == "mqtt" else 0.0))
             self.owner[writer].send(cmd="write", device=writer, id=note)
             wrote = self.owner[writer].wait("wrote", SAMPLE_TIMEOUT, id=note)
+            if probe is not None and wrote is not None:
+                deadline = time.monotonic() + SAMPLE_TIMEOUT
+                while note not in probe.arrived and time.monotonic() < deadline:
+                    time.sleep(0.005)
+                if note in probe.arrived:
+                    probed.append(probe.arrived[note] - wrote["at"])
             for observer in self.observers:
                 seen = self.owner[observer].wait("seen", SAMPLE_TIMEOUT, id=note, device=observer)
                 if wrote is None or seen is None:
@@ -256,6 +288,8 @@ class FleetRun:
             "p99": percentile(found, 0.99) if found else None,
             "delivered_p50": percentile(delivered, 0.5) if delivered else None,
             "delivered_p99": percentile(delivered, 0.99) if delivered else None,
+            "probe_p50": percentile(probed, 0.5) if probed else None,
+            "probe_p99": percentile(probed, 0.99) if probed else None,
         }
 
     def stop(self) -> dict[str, Any]:
@@ -426,7 +460,11 @@ def measure(options: Any, directory: Path) -> dict[str, Any]:
                 time.sleep(2.0)  # the loops' first steps (a pull after connecting) are done
                 figures["mqtt_idle"] = idle_window(log, window, devices, pid)
                 cpu = cpu_seconds(pid)
-                figures["mqtt_latency"] = fleet.latency(samples)
+                probe = Probe(broker.url)
+                try:
+                    figures["mqtt_latency"] = fleet.latency(samples, probe)
+                finally:
+                    probe.close()
                 figures["hub"]["latency_cpu_seconds"] = cpu_seconds(pid) - cpu
                 cpu = cpu_seconds(pid)
                 figures["push"] = push_rounds(url, broker.url, directory, pushers, changes, rounds)
@@ -485,6 +523,11 @@ def report(figures: dict[str, Any]) -> str:
             lines.append(
                 f"          of which write-to-delivered (the note in the device's MQTT client, before its loop "
                 f"applies it): p50 {_ms(lat['delivered_p50'])}, p99 {_ms(lat['delivered_p99'])}"
+            )
+        if lat.get("probe_p50") is not None:
+            lines.append(
+                f"          and write-to-fanned-out (at a subscriber in the bench's own, quiet process): "
+                f"p50 {_ms(lat['probe_p50'])}, p99 {_ms(lat['probe_p99'])}"
             )
     push = figures["push"]
     ratio = push["hub"]["per_s"] / push["direct"]["per_s"]
