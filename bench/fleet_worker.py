@@ -101,17 +101,9 @@ class Fleet:
                 options.url, table=options.table, device_id=device, username=device, password=secret
             )
         if self._shared is None:  # one boto3 client per process, as thread-safe as it is costly to make
-            import boto3
-            from botocore.config import Config
+            from sync_bench import boto_client
 
-            self._shared = boto3.client(
-                "dynamodb",
-                endpoint_url=options.url,
-                region_name="us-east-1",
-                aws_access_key_id="bench",
-                aws_secret_access_key="bench",
-                config=Config(retries={"max_attempts": 3, "mode": "standard"}, max_pool_connections=64),
-            )
+            self._shared = boto_client(options.url, pool=64)
         return Table(options.table, self._shared, self.schema, side="cloud")
 
     def add(self, device: str) -> None:

@@ -107,12 +107,12 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-def boto_client(url: str) -> Any:
+def boto_client(url: str, pool: int = 4) -> Any:
     return boto3.client(
         "dynamodb",
         endpoint_url=url,
         region_name=REGION,
-        config=Config(retries={"max_attempts": 3, "mode": "standard"}, max_pool_connections=4),
+        config=Config(retries={"max_attempts": 3, "mode": "standard"}, max_pool_connections=pool),
         **CREDENTIALS,
     )
 
