@@ -27,6 +27,31 @@ loopback); every process it starts is stopped by PID at the end. In one run:
   cost of polling on AWS.
 
 Ratios are sync / anchor items per second (goal >= 0.8); latency goal p50 <= 0.5 s.
+
+``--mqtt`` measures sync over MQTT instead (about 5-8 minutes; ``--quick``, 50 devices, about 2)::
+
+    python bench/sync_bench.py --mqtt
+    python bench/sync_bench.py --mqtt --quick
+    python bench/sync_bench.py --mqtt --devices 1000 --processes 6 --samples 200 --json mqtt.json
+
+It starts ``dynabase serve`` (the cloud table, streams on, a request log line per request), Mosquitto (a free
+loopback port, a password file and the protocol's ACL, as ``tests/hub/broker.py`` starts it), one
+``dynabase sync-hub`` and ``--devices`` devices (500) spread over ``--processes`` processes
+(``bench/fleet_worker.py``, 4), each device its own database file and its own MQTT connection; all stopped by
+PID. In one run (``bench/sync_fleet.py``):
+
+* **idle**: the server's requests over ``--window`` quiet seconds (30), counted in its request log: those on
+  the table for the idle devices (goal 0) and the hub's own per second (stream reads and checkpoints: they
+  grow with the stream's shards, not with devices); then ``--direct-devices`` devices (50) syncing directly,
+  polling at the default ``--interval`` 0.5 s: their requests per device per day (the window extrapolated);
+* **latency**: device -> device write-to-visible, p50 / p99 (goal 100 ms / 500 ms): one device writes a shared
+  ``Note``, one device per process reports it in its database (``--samples`` writes, 100), with every device
+  connected; the same with the direct devices;
+* **pushes**: 4 devices x ``--changes`` (1,000) pushing at once through the hub, against as many pushing the
+  same changes straight to the endpoint (``Sync``'s direct transport: the same conditional writes); goal
+  >= 0.8x, best of ``--rounds`` (2);
+* **hub**: its RSS and CPU seconds (``/proc``) per 100 connected devices: to connect them, idle, over the
+  latency samples and over the pushes.
 """
 
 from __future__ import annotations
@@ -82,12 +107,12 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-def boto_client(url: str) -> Any:
+def boto_client(url: str, pool: int = 4) -> Any:
     return boto3.client(
         "dynamodb",
         endpoint_url=url,
         region_name=REGION,
-        config=Config(retries={"max_attempts": 3, "mode": "standard"}, max_pool_connections=4),
+        config=Config(retries={"max_attempts": 3, "mode": "standard"}, max_pool_connections=pool),
         **CREDENTIALS,
     )
 
@@ -486,7 +511,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="2,000 changes and 10 latency samples")
     parser.add_argument(
-        "--changes", type=int, default=None, help="changes pushed and pulled (default 10,000)"
+        "--changes",
+        type=int,
+        default=None,
+        help="changes pushed and pulled (default 10,000); with --mqtt, pushed by each of 4 devices (1,000)",
     )
     parser.add_argument("--samples", type=int, default=None, help="latency samples each way (default 30)")
     parser.add_argument(
@@ -496,7 +524,41 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--burst", type=int, default=None, help="items in the burst (default 5,000)")
     parser.add_argument("--skip", default="", help="comma separated: throughput,burst,latency")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    fleet = parser.add_argument_group("--mqtt: a fleet through a hub over MQTT, against direct mode")
+    fleet.add_argument("--mqtt", action="store_true", help="measure sync over MQTT (see above) instead")
+    fleet.add_argument(
+        "--devices", type=int, default=None, help="devices over MQTT (default 500, --quick 50)"
+    )
+    fleet.add_argument(
+        "--direct-devices", type=int, default=None, help="devices polling directly (default 50, --quick 10)"
+    )
+    fleet.add_argument("--processes", type=int, default=4, help="processes the devices run in (default 4)")
+    fleet.add_argument(
+        "--window", type=float, default=None, help="seconds of each idle window (default 30, --quick 10)"
+    )
+    fleet.add_argument(
+        "--all-loops",
+        action="store_true",
+        help="every MQTT device runs Sync.run (default: the measured ones; the others are stepped by one thread "
+        "per process, which applies what they receive without looking at their empty change logs)",
+    )
+    fleet.add_argument(
+        "--hub-poll",
+        type=float,
+        default=0.2,
+        help="the hub's --poll of an idle stream (default: its own, 0.2)",
+    )
     options = parser.parse_args(argv)
+    for name in ("devices", "direct_devices", "processes", "samples", "rounds", "changes"):
+        if getattr(options, name) is not None and getattr(options, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    for name in ("window", "hub_poll"):
+        if getattr(options, name) is not None and getattr(options, name) <= 0:
+            parser.error(f"--{name.replace('_', '-')} must be above 0")
+    if options.mqtt:
+        from sync_fleet import run
+
+        return run(options)
     changes = options.changes or (2000 if options.quick else 10000)
     samples = options.samples or (10 if options.quick else 30)
     skip = {s.strip() for s in options.skip.split(",") if s.strip()}
