@@ -350,13 +350,13 @@ def test_empty_sets_rejected(client, hash_table, value, message):
     [
         (
             {"SS": ["a", "a"]},
-            "One or more parameter values were invalid: Input collection [a, a] contains duplicates",
+            "One or more parameter values were invalid: Input collection [a, a] contains duplicates.",
         ),
         ({"NS": ["1", "1"]}, "Input collection contains duplicates"),
         ({"NS": ["1", "1.0"]}, "Input collection contains duplicates"),
         (
             {"BS": [b"a", b"a"]},
-            "One or more parameter values were invalid: Input collection of type BS contains duplicates.",
+            "One or more parameter values were invalid: Input collection [YQ==, YQ==]of type BS contains duplicates.",
         ),
     ],
     ids=["SS", "NS", "NS-equal-values", "BS"],

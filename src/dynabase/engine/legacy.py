@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationException
 from ..expressions.binder import MAX_IN_OPERANDS
+from ..expressions.keycondition import NO_KEY_CONDITION
 from ..expressions.update import BAD_TYPE
 from ..expressions.values import LONG_TYPE_NAMES, type_of
 from ..types import compare_values, validate_item, validate_value
@@ -342,6 +343,8 @@ class _Translation:
         if key_conditions is not None:
             _check_key_conditions(key_conditions, self.keys)
         if field == "QueryFilter":
+            if key_conditions is None and req.get("KeyConditionExpression") is None:
+                raise ValidationException(NO_KEY_CONDITION)  # before the filter's own checks, as AWS and Local
             _check_query_filter(filters, self.keys)
         update = self._attribute_updates() if req.get("AttributeUpdates") is not None else None
         return self._translated(key_conditions, field, filters, operator, attributes, update)
