@@ -82,7 +82,8 @@ DIFFERENCES: tuple[Difference, ...] = (
             )
         ),
         aws=re.compile(
-            _VALIDATION_PREFIX + r"Value .* at '[\w.]*(tableName|indexName|requestItems)' failed to satisfy .*",
+            _VALIDATION_PREFIX
+            + r"Value .* at '[\w.]*(tableName|indexName|requestItems)' failed to satisfy .*",
             re.S,
         ),
         ref="https://github.com/aws/aws-cli/issues/790 (tableName pattern); "
@@ -153,13 +154,17 @@ DIFFERENCES: tuple[Difference, ...] = (
             r"The batch write request list for a table cannot be null or empty: .+|"
             r"The list of keys in RequestItems for BatchGetItem is required: .+ has empty list|"
             r"Too many items requested for the (BatchWriteItem|BatchGetItem) call|"
-            r"Member must have length less than or equal to 100",
+            r"Member must have length less than or equal to 100|"
+            r"Value (null|\[\]) at 'transactItems' failed to satisfy constraint: Member must (not be null|have "
+            r"length greater than or equal to 1)",
             re.S,
         ),
         aws=re.compile(
             _VALIDATION_PREFIX
             + r"(Value at '(RequestItems(\..+\.member(\.Keys)?)?|TransactItems)' failed to satisfy constraint: "
             r"Member must have length (greater|less) than or equal to \d+|"
+            r"Value '\[\]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or "
+            r"equal to 1|"
             r"Value '\{.*\}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: "
             r"\[Member must have length less than or equal to 25, Member must have length greater than or equal to "
             r"1\])",
@@ -226,12 +231,15 @@ DIFFERENCES: tuple[Difference, ...] = (
         name="table key schema of more than two elements",
         code="ValidationException",
         local=re.compile(
-            re.escape("Key Schema too big.  Key Schema must at most consist of the hash and range key of a table")
+            re.escape(
+                "Key Schema too big.  Key Schema must at most consist of the hash and range key of a table"
+            )
         ),
         aws=re.compile(
             _VALIDATION_PREFIX
             + r"Value '\[.*\]' at 'keySchema' failed to satisfy constraint: Member must have length less than or "
-            r"equal to 2"
+            r"equal to 2(; .*)?",
+            re.S,
         ),
         ref="paritysuite/dynamodb-conformance tests/tier3/validation-ordering/createTable.test.ts (the service's "
         "answer); architect/dynalite test/createTable.js (its KeySchemaElement rendering)",

@@ -28,6 +28,8 @@ def one_list_over(path: str, most: int) -> str:
     """AWS's answer to one table's list over ``most`` (paritysuite/dynamodb-conformance tests/tier3/error-messages
     batchGetItem.test.ts and batchWriteItem.test.ts: the newer form, naming the member)."""
     return validation_errors(violation(..., path, f"Member must have length less than or equal to {most}"))
+
+
 TYPE_MISMATCH = "One or more parameter values were invalid: Type mismatch for key"
 MISSING_KEY = "One of the required keys was not given a value"
 KEY_COUNT = "The number of conditions on the keys is invalid"
@@ -366,7 +368,9 @@ def test_batch_get_empty_request_items(client):
     assert_client_error(
         lambda: client.batch_get_item(RequestItems={}),
         "ValidationException",
-        validation_errors(violation(..., "RequestItems", "Member must have length greater than or equal to 1")),  # AWS's (batchGetItem.test.ts)
+        validation_errors(
+            violation(..., "RequestItems", "Member must have length greater than or equal to 1")
+        ),  # AWS's (batchGetItem.test.ts)
     )
 
 
@@ -592,7 +596,9 @@ def test_batch_write_empty_request_items(client):
     assert_client_error(
         lambda: client.batch_write_item(RequestItems={}),
         "ValidationException",
-        validation_errors(violation(..., "RequestItems", "Member must have length greater than or equal to 1")),  # AWS's newer form (batchWriteItem.test.ts)
+        validation_errors(
+            violation(..., "RequestItems", "Member must have length greater than or equal to 1")
+        ),  # AWS's newer form (batchWriteItem.test.ts)
     )
 
 

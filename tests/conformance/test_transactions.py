@@ -32,7 +32,9 @@ KEY_UPDATE = (
 
 #: AWS's answer to over 100 actions, in its newer form naming the member (paritysuite/dynamodb-conformance
 #: tests/tier3/error-messages/transactWriteItems.test.ts; the older form quotes the request in Java's rendering)
-OVER_100 = validation_errors(violation(..., "TransactItems", "Member must have length less than or equal to 100"))
+OVER_100 = validation_errors(
+    violation(..., "TransactItems", "Member must have length less than or equal to 100")
+)
 
 
 def K(value):

@@ -28,7 +28,9 @@ from ddb_helpers import (
 )
 
 NOT_FOUND = "Cannot do operations on a non-existent table"
-NAME_ERROR = validation_errors(violation("a$b", "tableName", NAME_PATTERN))  # AWS's (Local's: aws_differences)
+NAME_ERROR = validation_errors(
+    violation("a$b", "tableName", NAME_PATTERN)
+)  # AWS's (Local's: aws_differences)
 ALREADY_ENABLED = "TimeToLive is already enabled"
 ALREADY_DISABLED = "TimeToLive is already disabled"
 DIFFERENT_ATTRIBUTE = "TimeToLive is active on a different AttributeName"

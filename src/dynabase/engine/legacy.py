@@ -344,7 +344,9 @@ class _Translation:
             _check_key_conditions(key_conditions, self.keys)
         if field == "QueryFilter":
             if key_conditions is None and req.get("KeyConditionExpression") is None:
-                raise ValidationException(NO_KEY_CONDITION)  # before the filter's own checks, as AWS and Local
+                raise ValidationException(
+                    NO_KEY_CONDITION
+                )  # before the filter's own checks, as AWS and Local
             _check_query_filter(filters, self.keys)
         update = self._attribute_updates() if req.get("AttributeUpdates") is not None else None
         return self._translated(key_conditions, field, filters, operator, attributes, update)

@@ -270,7 +270,9 @@ class _Compiler:
                 return
             bound = _length_bound(len(value), low, high)
             if bound is not None:
-                out.append(Violation(path, bound, render(value) if isinstance(value, list) else render_map(value)))
+                out.append(
+                    Violation(path, bound, render(value) if isinstance(value, list) else render_map(value))
+                )
             if keys is not None and isinstance(value, dict):
                 keys(value, path, out)
             if element is None:
@@ -316,7 +318,9 @@ class _Compiler:
         )
         shown = _map_rendered(value)
         if shown is not None:
-            out.append(Violation(path, f"Map value must satisfy constraint: [{ranged}]", shown, nameable=False))
+            out.append(
+                Violation(path, f"Map value must satisfy constraint: [{ranged}]", shown, nameable=False)
+            )
         else:  # the map is not quotable: the newer form names the list instead
             out.append(Violation((*path, ("k", key)), bound, None))
 
@@ -348,7 +352,9 @@ class _Compiler:
         if enum is not None:
             allowed = frozenset(enum)
             enum_text = f"Member must satisfy enum value set: [{', '.join(ENUM_ORDER.get(name, enum))}]"
-        as_name = self._string(NAME_OR_ARN[1], self.shapes[NAME_OR_ARN[1]]) if name == NAME_OR_ARN[0] else None
+        as_name = (
+            self._string(NAME_OR_ARN[1], self.shapes[NAME_OR_ARN[1]]) if name == NAME_OR_ARN[0] else None
+        )
 
         def check(value: Any, path: Path, out: list[Violation]) -> None:
             if not isinstance(value, str):
@@ -358,7 +364,9 @@ class _Compiler:
                 out.append(Violation(path, enum_text, shown))
             # an empty string breaks a "+" pattern too; the service reports its length only
             if regex is not None and value and regex.fullmatch(value) is None:
-                out.append(Violation(path, f"Member must satisfy regular expression pattern: {pattern}", shown))
+                out.append(
+                    Violation(path, f"Member must satisfy regular expression pattern: {pattern}", shown)
+                )
             bound = _length_bound(len(value), low, high)
             if bound is not None:
                 out.append(Violation(path, bound, shown))
@@ -376,9 +384,13 @@ class _Compiler:
             if not isinstance(value, int) or isinstance(value, bool):
                 return
             if low is not None and value < low:
-                out.append(Violation(path, f"Member must have value greater than or equal to {low}", render(value)))
+                out.append(
+                    Violation(path, f"Member must have value greater than or equal to {low}", render(value))
+                )
             if high is not None and value > high:
-                out.append(Violation(path, f"Member must have value less than or equal to {high}", render(value)))
+                out.append(
+                    Violation(path, f"Member must have value less than or equal to {high}", render(value))
+                )
 
         return check
 

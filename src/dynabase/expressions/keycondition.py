@@ -11,7 +11,9 @@ from .placeholders import Placeholders
 
 _KIND = "KeyConditionExpression"
 #: a Query with neither KeyConditions nor a KeyConditionExpression (reported before a QueryFilter's own checks)
-NO_KEY_CONDITION = "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."
+NO_KEY_CONDITION = (
+    "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."
+)
 _MISSED = "Query condition missed key schema element"
 _FLIPPED = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
