@@ -288,3 +288,23 @@ def test_query_key_condition_on_a_non_key_attribute_of_a_hash_table(client, hash
         "ValidationException",
         "Query key condition not supported",
     )
+
+
+# -- transaction size ------------------------------------------------------------------------------------------
+
+
+def test_transaction_payload_over_4mb(client, hash_table):
+    # DynamoDB Local's words, counted up to the item that crosses 4 MB (AWS's words could not be established): 11
+    # items of 390,006 bytes (name and value bytes: "pk" and "big<n>", "v" and 390,000 characters), the 11th's
+    # key one byte longer
+    actions = [
+        {"Put": {"TableName": hash_table, "Item": {"pk": {"S": f"big{n}"}, "v": {"S": "x" * 390_000}}}}
+        for n in range(12)
+    ]
+    total = sum(2 + len(f"big{n}") + 1 + 390_000 for n in range(11))
+    assert_client_error(
+        lambda: client.transact_write_items(TransactItems=actions),
+        "ValidationException",
+        f"Transaction payload size cannot exceed 4MB. Payload Size: {total}",
+    )
+    assert client.scan(TableName=hash_table)["Count"] == 0
