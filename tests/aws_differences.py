@@ -51,6 +51,12 @@ INDEX_KEY_SIZE_REF = (
     "(AWS's answer to a global secondary index partition key over 2048 bytes)"
 )
 
+#: Local's (and the engine's, inside transactions) answers to a key that does not fit the key schema
+_KEY_SHAPE = (
+    r"The number of conditions on the keys is invalid|One of the required keys was not given a value|"
+    r"One or more parameter values were invalid: Type mismatch for key|Invalid attribute value type"
+)
+
 DIFFERENCES: tuple[Difference, ...] = (
     Difference(
         name="PartiQL statement over the model's 8192-character limit",
@@ -243,6 +249,30 @@ DIFFERENCES: tuple[Difference, ...] = (
         ),
         ref="paritysuite/dynamodb-conformance tests/tier3/validation-ordering/createTable.test.ts (the service's "
         "answer); architect/dynalite test/createTable.js (its KeySchemaElement rendering)",
+    ),
+    Difference(
+        name="a Key that does not fit the key schema",
+        code="ValidationException",
+        local=re.compile(_KEY_SHAPE),
+        aws=re.compile(re.escape("The provided key element does not match the schema")),
+        ref="boto/boto3#1270 (the service's answer to DeleteItem with a key attribute missing); "
+        "paritysuite/dynamodb-conformance tests/tier3/error-messages deleteItem.test.ts (the sort key missing) and "
+        "batchWriteItem.test.ts (BatchWriteItem's items and keys of another type, not scalar or missing the "
+        "partition key: four regions)",
+    ),
+    Difference(
+        name="a PutItem item missing its key or with a key of another type",
+        code="ValidationException",
+        local=re.compile(_KEY_SHAPE),
+        aws=re.compile(
+            re.escape("One or more parameter values were invalid: ")
+            + r"(Missing the key .+ in the item|Type mismatch for key .+ expected: [SNB] actual: [A-Z]+)",
+            re.S,
+        ),
+        ref="aws/aws-sdk-js#4057 (the service's 'Missing the key conversationId in the item', with the AWS CLI); "
+        "paritysuite/dynamodb-conformance tests/tier3/error-messages/transactWriteItems.test.ts ('Type mismatch "
+        "for key pk expected: S actual: N' and '... actual: L', a Put's reason); tecRacer's blog 'How to "
+        "accidentally create read-only DynamoDB items' (PutItem, September 2024)",
     ),
     Difference(
         name="primary key value over its size limit",

@@ -21,7 +21,7 @@ from ..expressions.keycondition import NO_KEY_CONDITION
 from ..expressions.update import BAD_TYPE
 from ..expressions.values import LONG_TYPE_NAMES, type_of
 from ..types import compare_values, validate_item, validate_value
-from .items import Row, check_not_key, checked_item, placeholders
+from .items import check_not_key, checked_item, item_row, key_row, placeholders
 from .schema import KeySchema, Table
 
 if TYPE_CHECKING:
@@ -368,9 +368,9 @@ class _Translation:
         if self.operation == "PutItem":
             item = req.get("Item")
             item, _ = checked_item(self.table, item if isinstance(item, dict) else None)
-            Row(self.table, item, what="item")
+            item_row(self.table, item)
         elif self.operation in ("UpdateItem", "DeleteItem"):
-            Row(self.table, validate_item(req.get("Key") or {}))
+            key_row(self.table, validate_item(req.get("Key") or {}))
 
     def _conditional_operator(self, count: int) -> str:
         operator = self.req.get("ConditionalOperator")
