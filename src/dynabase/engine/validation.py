@@ -16,20 +16,28 @@ Paths use the service's member naming: the member name with its first letter in 
 ``<member>.<n>.member`` (1-based) and map values as ``<member>.<key>.member``.
 
 Established from public reports of the service's answers: the envelope (``1 validation error detected: `` /
-``N validation errors detected: `` with ``; `` between), the ``Value '<v>' at '<path>' failed to satisfy
-constraint: Member must ...`` form for lengths, patterns, enums and ``null``, the ``KeySchemaElement(...)``
-rendering of a key schema list, and data-plane ``tableName`` allowing 1..1024 characters (table ARNs).  Not
-established, and chosen here: the order of several errors (the model's member order, depth first), the order of
-two errors on one string (pattern before length), that an empty string breaks only the length (not the
-pattern), the rendering of lists of other structures (their length is then left to the engine's own checks),
-whether the service caps the number of errors it lists (all are listed), and the order of enum values where
-DynamoDB Local shows none (botocore's order).
+``N validation errors detected: `` with ``; `` between, at most :data:`MOST_LISTED` listed), the ``Value '<v>' at
+'<path>' failed to satisfy constraint: Member must ...`` form for lengths, patterns, enums and ``null``, the
+``KeySchemaElement(...)`` rendering of a key schema list, data-plane ``tableName`` allowing 1..1024 characters
+(table ARNs) while a name is held to the table-name shape (:data:`NAME_OR_ARN`), a GSI's errors before an LSI's
+(:data:`CHECKED_BEFORE`), a table's key schema of at most 2 (:data:`EXTRA_MAX`), the ``Map keys`` / ``Map value``
+constraints of RequestItems and the newer form some members are worded in (``Value at '<Member>' ...``, no value
+quoted: :data:`NAMED`). Not established, and chosen here: the order of several errors otherwise (the model's member
+order, depth first), that an empty string breaks only the length (not the pattern), the rendering of lists of
+other structures (their length is then left to the engine's own checks, or worded in the newer form where the
+service uses it), the answer to a name of 1 or 2 characters (the table-name shape's minimum, in the same words),
+and the order of enum values where DynamoDB Local shows none (botocore's order). Where the service's regions
+answer either an older form quoting the request in Java's rendering or the newer form, the newer is given.
 
 Beyond the model, the service's words could not be established (and the engine keeps DynamoDB Local's) for: a
 secondary index sort key value over 1024 bytes, the name of a key or projected attribute of at most 255
 characters but over 255 bytes, and a DescribeStream ``ShardFilter`` without ``Type``; for ListStreams with a
 malformed ``ExclusiveStartStreamArn`` the service's ValidationException is established but not its message
-(the engine answers ``Invalid StreamArn``, DescribeStream's).
+(the engine answers ``Invalid StreamArn``, DescribeStream's); a transaction over 4 MB (``Transaction payload size
+cannot exceed 4MB. Payload Size: <n>``), an UpdateTable redefining an attribute's type, a key condition naming a
+non-key attribute beside the partition key, the over-all limits of the batch operations when no one table's list
+is over its own, and the answers of TransactWriteItems' and TransactGetItems' actions to a key that does not fit
+the key schema (their cancellation reasons).
 
 Cost: :func:`checker` returns ``None`` for subtrees without constraints, so AttributeValues are never walked;
 data-plane operations check only their top-level members up front (:func:`shallow`) and the whole request
