@@ -275,6 +275,49 @@ DIFFERENCES: tuple[Difference, ...] = (
         "accidentally create read-only DynamoDB items' (PutItem, September 2024)",
     ),
     Difference(
+        name="CreateTable's key schema and index definitions",
+        code="ValidationException",
+        local=re.compile(
+            r"No Attribute Schema Defined|Two keys can not have the same name|"
+            r"Too many (hash|range) keys specified\.  All Dynamo DB tables must have exactly one (hash|range) key|"
+            r"No Hash Key specified in schema\.  All Dynamo DB tables must have exactly one hash key|"
+            r"Invalid key order\. Hash Key must be specified first in key schema, Range Key must be specifed second|"
+            r"(Hash|Range) Key not specified in Attribute Definitions\.  Type unknown\.|"
+            r"The number of attributes in key schema must match the number of attributes defined in attribute "
+            r"definitions\.|"
+            r"Local Secondary indices are not allowed on hash tables, only hash and range tables|"
+            r"Local secondary indices must have a range key|"
+            r"Local Secondary Index range key not specified in Attribute Definitions\.Type unknown\.|"
+            r"Local Secondary indices must have the same hash key as the main table|"
+            r"Attribute .+ is not defined in AttributeDefinitions|Indexes must have a projection specified|"
+            r"No attributes should be specified to be projected unless projection type is INCLUDE|"
+            r"Two (local|global) secondary indices have the same name|"
+            r"Local Secondary Indices AND Global Secondary Indices must have different names|"
+            r"Cannot have more than 5 local secondary indexes per table|GSI list is empty/invalid|"
+            r"GlobalSecondaryIndex count exceeds the per-table limit"
+        ),
+        aws=re.compile(
+            r"Invalid KeySchema: (Some index key attribute have no definition|The first KeySchemaElement is not a "
+            r"HASH key type|The second KeySchemaElement is not a RANGE key type)|"
+            r"Both the Hash Key and the Range Key element in the KeySchema have the same name|"
+            + re.escape("One or more parameter values were invalid: ")
+            + r"(Some index key attributes are not defined in AttributeDefinitions\. Keys: \[.*\], "
+            r"AttributeDefinitions: \[.*\]|"
+            r"Number of attributes in KeySchema does not exactly match number of attributes defined in "
+            r"AttributeDefinitions|List of (Local|Global)SecondaryIndexes is empty|"
+            r"Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex|"
+            r"Index KeySchema does not have a range key for index: .+|"
+            r"Index KeySchema does not have the same leading hash key as table KeySchema for index: .+|"
+            r"Unknown ProjectionType: null|ProjectionType is \w+, but NonKeyAttributes is specified|"
+            r"ProvisionedThroughput should not be specified for index: .+ when BillingMode is PAY_PER_REQUEST|"
+            r"Duplicate index name: .+|Number of LocalSecondaryIndexes exceeds per-table limit of 5|"
+            r"GlobalSecondaryIndex count exceeds the per-table limit of 20)"
+        ),
+        ref="architect/dynalite test/createTable.js and validations/createTable.js (its suite run against the "
+        "service: the texts and their order); paritysuite/dynamodb-conformance tests/tier3/validation-ordering/"
+        "createTable.test.ts (2026: a key schema naming one attribute twice answers 'Invalid KeySchema: ...')",
+    ),
+    Difference(
         name="primary key value over its size limit",
         code="ValidationException",
         local=re.compile(

@@ -153,9 +153,9 @@ def _schema(*pairs):
             _schema(("a", H), ("c", R), ("b", H)),
             "Invalid key order. Hash Key must be specified first in key schema, Range Key must be specifed second",
         ),
-        (
+        (  # a partition and a sort key: AWS's words (tests/aws_differences.py)
             _schema(("c", R), ("a", H)),
-            "Invalid key order. Hash Key must be specified first in key schema, Range Key must be specifed second",
+            "Invalid KeySchema: The first KeySchemaElement is not a HASH key type",
         ),
         (
             _schema(("c", R), ("d", R)),
