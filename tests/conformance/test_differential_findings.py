@@ -284,7 +284,7 @@ def test_scan_binds_its_filter_before_checking_select(client, hr):
         "ValidationException",
         # AWS validates against the model first (Local binds the filter first: see aws_differences)
         "1 validation error detected: Value 'BAD' at 'select' failed to satisfy constraint: Member must satisfy "
-        "enum value set: [ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, SPECIFIC_ATTRIBUTES, COUNT]",
+        "enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]",
     )
 
 

@@ -732,7 +732,7 @@ def test_select_invalid(client, six):
         client,
         six,
         "1 validation error detected: Value 'EVERYTHING' at 'select' failed to satisfy constraint: Member must "
-        "satisfy enum value set: [ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, SPECIFIC_ATTRIBUTES, COUNT]",
+        "satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]",
         Select="EVERYTHING",
     )
 

@@ -77,12 +77,14 @@ class Violation:
 #: (value, path, violations) -> None; appends one Violation per broken constraint
 Check = Callable[[Any, Path, list[Violation]], None]
 
-#: the order of values in the service's enum messages where it differs from botocore's model (each established
-#: from DynamoDB Local's answers, which use the service's validator)
+#: the order of values in the service's enum messages where it differs from botocore's model (established from
+#: DynamoDB Local's answers, which use the service's validator; Select from the service's own, where Local lists
+#: botocore's order: paritysuite/dynamodb-conformance tier 3 query error messages, architect/dynalite test/scan.js)
 ENUM_ORDER = {
     "AttributeAction": ["ADD", "DELETE", "PUT"],
     "ScalarAttributeType": ["B", "N", "S"],
     "ShardIteratorType": ["AFTER_SEQUENCE_NUMBER", "AT_SEQUENCE_NUMBER", "LATEST", "TRIM_HORIZON"],
+    "Select": ["SPECIFIC_ATTRIBUTES", "COUNT", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES"],
 }
 
 #: structure -> (member, the member it is checked before) where the service's order differs from the model's:
