@@ -51,6 +51,12 @@ INDEX_KEY_SIZE_REF = (
     "(AWS's answer to a global secondary index partition key over 2048 bytes)"
 )
 
+#: Local's (and the engine's, inside transactions) answers to a key that does not fit the key schema
+_KEY_SHAPE = (
+    r"The number of conditions on the keys is invalid|One of the required keys was not given a value|"
+    r"One or more parameter values were invalid: Type mismatch for key|Invalid attribute value type"
+)
+
 DIFFERENCES: tuple[Difference, ...] = (
     Difference(
         name="PartiQL statement over the model's 8192-character limit",
@@ -82,10 +88,17 @@ DIFFERENCES: tuple[Difference, ...] = (
             )
         ),
         aws=re.compile(
-            _VALIDATION_PREFIX + r"Value .* at '[\w.]*(tableName|indexName)' failed to satisfy .*"
+            _VALIDATION_PREFIX
+            + r"Value .* at '[\w.]*(tableName|indexName|requestItems)' failed to satisfy .*",
+            re.S,
         ),
         ref="https://github.com/aws/aws-cli/issues/790 (tableName pattern); "
-        "https://github.com/nubo-db/dynoxide/issues/11 (PutItem: length >= 1)",
+        "https://github.com/nubo-db/dynoxide/issues/11 (PutItem: length >= 1); paritysuite/dynamodb-conformance "
+        "tests/tier3/error-messages/putItem.test.ts (a name over 255 characters, a name off the pattern, captured "
+        "in four regions) and batchGetItem.test.ts (a RequestItems key off the pattern: 'Map keys must satisfy "
+        "constraint', the map quoted as JSON); validation-ordering/createTable.test.ts (a GSI's name before an "
+        "LSI's). A name of 1 or 2 characters answering the TableName shape's 'length greater than or equal to 3' "
+        "is the model's constraint in the same words: that case's answer was not captured",
     ),
     Difference(
         name="attribute type outside the model's enum",
@@ -115,6 +128,25 @@ DIFFERENCES: tuple[Difference, ...] = (
         ref="https://github.com/ExtendDB/extenddb/pull/9 (ReturnValues, Select: the service's answers)",
     ),
     Difference(
+        name="Select's enum values in the service's order",
+        code="ValidationException",
+        local=re.compile(
+            _VALIDATION_PREFIX
+            + r"(Value '[^']*' at '[\w.]*' failed to satisfy constraint: Member must satisfy enum value set: \[.*\]"
+            r"(; )?)+",
+            re.S,
+        ),
+        aws=re.compile(
+            _VALIDATION_PREFIX
+            + r".*at 'select' failed to satisfy constraint: Member must satisfy enum value set: \[SPECIFIC_ATTRIBUTES, "
+            r"COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES\].*",
+            re.S,
+        ),
+        ref="paritysuite/dynamodb-conformance tier 3 query error messages (the service's answer: [SPECIFIC_ATTRIBUTES, "
+        "COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]); architect/dynalite test/scan.js (the same order); Local "
+        "lists botocore's",
+    ),
+    Difference(
         name="lengths and ranges of the model checked before the semantic checks",
         code="ValidationException",
         local=re.compile(
@@ -123,17 +155,186 @@ DIFFERENCES: tuple[Difference, ...] = (
             r"characters, inclusive|"
             r"No more than 20 attributes per table can be projected into Local Secondary Indices|"
             r"Value [^']* at 'clientRequestToken' failed to satisfy constraint: Member must have length less than "
-            r"or equal to 36"
+            r"or equal to 36|"
+            r"Limit must be greater than or equal to 1"
         ),
         aws=re.compile(
             _VALIDATION_PREFIX
-            + r"Value '.*' at '[\w.]*(limit|attributeName|nonKeyAttributes(\.\d+\.member)?|clientRequestToken)' "
-            r"failed to satisfy constraint: Member must have (value|length) .*"
+            + r"(Value '.*' at '[\w.]*(limit|attributeName|nonKeyAttributes(\.\d+\.member)?|clientRequestToken)'|"
+            r"Value at 'Limit') failed to satisfy constraint: Member must have (value|length) .*"
         ),
         ref="botocore's dynamodb model (ListTablesInputLimit, TimeToLiveAttributeName, KeySchemaAttributeName, "
         "NonKeyAttributeNameList, ClientRequestToken); DynamoDB API reference, Projection: NonKeyAttributes "
         "'Maximum number of 20 items', 'Maximum length of 255'; the validator's format: "
-        "https://github.com/nubo-db/dynoxide/issues/11",
+        "https://github.com/nubo-db/dynoxide/issues/11; Query's Limit named as 'Limit' with no value quoted, "
+        "Scan's quoted at 'limit': paritysuite/dynamodb-conformance tests/tier3/error-messages query.test.ts and "
+        "scan.test.ts (the service's answers)",
+    ),
+    Difference(
+        name="batch and transaction request lists against the model's lengths",
+        code="ValidationException",
+        local=re.compile(
+            r"BatchWriteItem cannot have a null or no requests set|"
+            r"BatchGetItem must have some requests set|"
+            r"The batch write request list for a table cannot be null or empty: .+|"
+            r"The list of keys in RequestItems for BatchGetItem is required: .+ has empty list|"
+            r"Too many items requested for the (BatchWriteItem|BatchGetItem) call|"
+            r"Member must have length less than or equal to 100|"
+            r"Value (null|\[\]) at 'transactItems' failed to satisfy constraint: Member must (not be null|have "
+            r"length greater than or equal to 1)",
+            re.S,
+        ),
+        aws=re.compile(
+            _VALIDATION_PREFIX
+            + r"(Value at '(RequestItems(\..+\.member(\.Keys)?)?|TransactItems)' failed to satisfy constraint: "
+            r"Member must have length (greater|less) than or equal to \d+|"
+            r"Value '\[\]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or "
+            r"equal to 1|"
+            r"Value '\{.*\}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: "
+            r"\[Member must have length less than or equal to 25, Member must have length greater than or equal to "
+            r"1\])",
+            re.S,
+        ),
+        ref="paritysuite/dynamodb-conformance tests/tier3/error-messages batchGetItem.test.ts, "
+        "batchWriteItem.test.ts and transactWriteItems.test.ts (the service's answers, 2026: an empty "
+        "RequestItems, a table's empty or over-long list, over 100 transaction actions; where the regions answer "
+        "either the older form quoting the request in Java's rendering or the newer one naming the member, the "
+        "engine gives the newer)",
+    ),
+    Difference(
+        name="parallel scan's Segment and TotalSegments",
+        code="ValidationException",
+        local=re.compile(
+            r"If segment is specified, total segment must also be specified|"
+            r"If total segments is specified, a particular segment must also be specified for this request|"
+            + _VALIDATION_PREFIX
+            + r"Value '-?\d+' at 'segment' failed to satisfy constraint: Member must have value less than or equal "
+            r"to -?\d+"
+        ),
+        aws=re.compile(
+            r"The TotalSegments parameter is required but was not present in the request when Segment parameter is "
+            r"present|"
+            r"The Segment parameter is required but was not present in the request when parameter TotalSegments is "
+            r"present|"
+            r"The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: \d+ is "
+            r"not less than TotalSegments: \d+|"
+            + _VALIDATION_PREFIX
+            + r"Value '-?\d+' at '(segment|totalSegments)' failed to satisfy constraint: Member must have value "
+            r"greater than or equal to \d"
+        ),
+        ref="paritysuite/dynamodb-conformance tests/tier3/error-messages/scan.test.ts (the service's answers); "
+        "architect/dynalite test/scan.js, its suite run against the service (a negative Segment, a TotalSegments "
+        "below 1: the model's constraints)",
+    ),
+    Difference(
+        name="Query key condition without the partition key",
+        code="ValidationException",
+        local=re.compile(re.escape("Query condition missed key schema element")),
+        aws=re.compile(re.escape("Query condition missed key schema element: ") + r".+"),
+        ref="paritysuite/dynamodb-conformance tests/tier3/error-messages/query.test.ts (the service's answers: "
+        "'sk = :v' and 'attr1 = :v' name the partition key)",
+    ),
+    Difference(
+        name="duplicate members of a string or binary set",
+        code="ValidationException",
+        local=re.compile(
+            re.escape("One or more parameter values were invalid: Input collection ")
+            + r"(\[.*\] contains duplicates|of type BS contains duplicates\.)",
+            re.S,
+        ),
+        aws=re.compile(
+            re.escape("One or more parameter values were invalid: Input collection ")
+            + r"\[.*\]( contains duplicates|of type BS contains duplicates)\.",
+            re.S,
+        ),
+        ref="architect/dynalite test/scan.js, its suite run against the service ('Input collection [a, a] "
+        "contains duplicates.', 'Input collection [Yg==, Yg==]of type BS contains duplicates.'); "
+        "paritysuite/dynamodb-conformance tests/tier3/error-messages/putItem.test.ts ('...]of type BS contains "
+        "duplicates', 2026; newer regions quote SS members in double quotes, not reproduced)",
+    ),
+    Difference(
+        name="table key schema of more than two elements",
+        code="ValidationException",
+        local=re.compile(
+            re.escape(
+                "Key Schema too big.  Key Schema must at most consist of the hash and range key of a table"
+            )
+        ),
+        aws=re.compile(
+            _VALIDATION_PREFIX
+            + r"Value '\[.*\]' at 'keySchema' failed to satisfy constraint: Member must have length less than or "
+            r"equal to 2(; .*)?",
+            re.S,
+        ),
+        ref="paritysuite/dynamodb-conformance tests/tier3/validation-ordering/createTable.test.ts (the service's "
+        "answer); architect/dynalite test/createTable.js (its KeySchemaElement rendering)",
+    ),
+    Difference(
+        name="a Key that does not fit the key schema",
+        code="ValidationException",
+        local=re.compile(_KEY_SHAPE),
+        aws=re.compile(re.escape("The provided key element does not match the schema")),
+        ref="boto/boto3#1270 (the service's answer to DeleteItem with a key attribute missing); "
+        "paritysuite/dynamodb-conformance tests/tier3/error-messages deleteItem.test.ts (the sort key missing) and "
+        "batchWriteItem.test.ts (BatchWriteItem's items and keys of another type, not scalar or missing the "
+        "partition key: four regions)",
+    ),
+    Difference(
+        name="a PutItem item missing its key or with a key of another type",
+        code="ValidationException",
+        local=re.compile(_KEY_SHAPE),
+        aws=re.compile(
+            re.escape("One or more parameter values were invalid: ")
+            + r"(Missing the key .+ in the item|Type mismatch for key .+ expected: [SNB] actual: [A-Z]+)",
+            re.S,
+        ),
+        ref="aws/aws-sdk-js#4057 (the service's 'Missing the key conversationId in the item', with the AWS CLI); "
+        "paritysuite/dynamodb-conformance tests/tier3/error-messages/transactWriteItems.test.ts ('Type mismatch "
+        "for key pk expected: S actual: N' and '... actual: L', a Put's reason); tecRacer's blog 'How to "
+        "accidentally create read-only DynamoDB items' (PutItem, September 2024)",
+    ),
+    Difference(
+        name="CreateTable's key schema and index definitions",
+        code="ValidationException",
+        local=re.compile(
+            r"No Attribute Schema Defined|Two keys can not have the same name|"
+            r"Too many (hash|range) keys specified\.  All Dynamo DB tables must have exactly one (hash|range) key|"
+            r"No Hash Key specified in schema\.  All Dynamo DB tables must have exactly one hash key|"
+            r"Invalid key order\. Hash Key must be specified first in key schema, Range Key must be specifed second|"
+            r"(Hash|Range) Key not specified in Attribute Definitions\.  Type unknown\.|"
+            r"The number of attributes in key schema must match the number of attributes defined in attribute "
+            r"definitions\.|"
+            r"Local Secondary indices are not allowed on hash tables, only hash and range tables|"
+            r"Local secondary indices must have a range key|"
+            r"Local Secondary Index range key not specified in Attribute Definitions\.Type unknown\.|"
+            r"Local Secondary indices must have the same hash key as the main table|"
+            r"Attribute .+ is not defined in AttributeDefinitions|Indexes must have a projection specified|"
+            r"No attributes should be specified to be projected unless projection type is INCLUDE|"
+            r"Two (local|global) secondary indices have the same name|"
+            r"Local Secondary Indices AND Global Secondary Indices must have different names|"
+            r"Cannot have more than 5 local secondary indexes per table|GSI list is empty/invalid|"
+            r"GlobalSecondaryIndex count exceeds the per-table limit"
+        ),
+        aws=re.compile(
+            r"Invalid KeySchema: (Some index key attribute have no definition|The first KeySchemaElement is not a "
+            r"HASH key type|The second KeySchemaElement is not a RANGE key type)|"
+            r"Both the Hash Key and the Range Key element in the KeySchema have the same name|"
+            + re.escape("One or more parameter values were invalid: ")
+            + r"(Some index key attributes are not defined in AttributeDefinitions\. Keys: \[.*\], "
+            r"AttributeDefinitions: \[.*\]|"
+            r"Number of attributes in KeySchema does not exactly match number of attributes defined in "
+            r"AttributeDefinitions|List of (Local|Global)SecondaryIndexes is empty|"
+            r"Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex|"
+            r"Index KeySchema does not have a range key for index: .+|"
+            r"Index KeySchema does not have the same leading hash key as table KeySchema for index: .+|"
+            r"Unknown ProjectionType: null|ProjectionType is \w+, but NonKeyAttributes is specified|"
+            r"ProvisionedThroughput should not be specified for index: .+ when BillingMode is PAY_PER_REQUEST|"
+            r"Duplicate index name: .+|Number of LocalSecondaryIndexes exceeds per-table limit of 5|"
+            r"GlobalSecondaryIndex count exceeds the per-table limit of 20)"
+        ),
+        ref="architect/dynalite test/createTable.js and validations/createTable.js (its suite run against the "
+        "service: the texts and their order); paritysuite/dynamodb-conformance tests/tier3/validation-ordering/"
+        "createTable.test.ts (2026: a key schema naming one attribute twice answers 'Invalid KeySchema: ...')",
     ),
     Difference(
         name="primary key value over its size limit",

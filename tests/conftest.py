@@ -17,7 +17,14 @@ from typing import Any
 import pytest
 
 import ddb_helpers
-from backends import BACKEND_FACTORIES, Backend, DynamoDBLocal, ensure_dynamodb_local, selected_backends
+from backends import (
+    BACKEND_FACTORIES,
+    Backend,
+    DynamoDBLocal,
+    boto3_client,
+    ensure_dynamodb_local,
+    selected_backends,
+)
 from ddb_helpers import delete_table_quietly
 from ddb_helpers import make_table as _make_table
 
@@ -88,6 +95,27 @@ def backend_name(backend: Backend) -> str:
 def client(backend: Backend) -> Any:
     """A DynamoDB low-level client of the backend under test (shared for the session)."""
     return backend.client()
+
+
+@pytest.fixture
+def unchecked(backend: Backend, client: Any) -> Iterator[Any]:
+    """The backend's DynamoDB client without botocore's client-side checks (as from an SDK that sends what it is
+    given, the JavaScript SDK v3 say): requests breaking the model's minimums reach the service. The lean
+    client always checks, so on that backend this is boto3 to the same server."""
+    if backend.name == "embedded":
+        from dynabase.client.embedded import EmbeddedClient
+
+        class Unchecked(EmbeddedClient):
+            def _validate(self, operation: str, params: dict[str, Any]) -> None:
+                return None
+
+        yield Unchecked(client.engine)
+        return
+    raw = boto3_client("dynamodb", client.meta.endpoint_url, parameter_validation=False)
+    try:
+        yield raw
+    finally:
+        raw.close()
 
 
 @pytest.fixture

@@ -175,6 +175,25 @@ def delete_table_quietly(client: Any, name: str) -> None:
 # -- errors -----------------------------------------------------------------------------------------------------
 
 
+#: the table-name pattern's constraint, in AWS's words
+NAME_PATTERN = "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"
+
+
+def violation(value: Any, path: str, constraint: str) -> str:
+    """One constraint violation as AWS words it (``value`` None: ``Value null``; ``...`` as the value: the newer
+    form that names the member and quotes no value)."""
+    if value is ...:
+        return f"Value at '{path}' failed to satisfy constraint: {constraint}"
+    shown = "null" if value is None else f"'{value}'"
+    return f"Value {shown} at '{path}' failed to satisfy constraint: {constraint}"
+
+
+def validation_errors(*violations: str) -> str:
+    """AWS's ValidationException message listing ``violations``."""
+    noun = "error" if len(violations) == 1 else "errors"
+    return f"{len(violations)} validation {noun} detected: " + "; ".join(violations)
+
+
 def assert_client_error(
     exc_info_or_callable: Any,
     code: str,

@@ -7,6 +7,7 @@ become :class:`decimal.Decimal` only where arithmetic or comparison needs them.
 
 from __future__ import annotations
 
+import base64
 import re
 from decimal import Context, Decimal
 from typing import Any
@@ -200,8 +201,11 @@ def _validate_set(kind: str, inner: Any, normalize: bool) -> list[Any]:
         if not all(isinstance(m, str) for m in members):
             raise ValidationException("Invalid type for SS: expected strings")
         if len(set(members)) != len(members):
+            # AWS ends the sentence with a period (architect/dynalite test/scan.js, its suite run against the
+            # service: "Input collection [a, a] contains duplicates."); DynamoDB Local does not
             raise ValidationException(
-                f"One or more parameter values were invalid: Input collection [{', '.join(members)}] contains duplicates"
+                f"One or more parameter values were invalid: Input collection [{', '.join(members)}] contains "
+                "duplicates."
             )
         return members
     if kind == "NS":
@@ -213,8 +217,12 @@ def _validate_set(kind: str, inner: Any, normalize: bool) -> list[Any]:
         return [set_member_text(m) for m in inner]
     members = [to_bytes(m) for m in inner]
     if len(set(members)) != len(members):
+        # AWS quotes the members in base64, with no space before "of" (architect/dynalite test/scan.js:
+        # "Input collection [Yg==, Yg==]of type BS contains duplicates."; paritysuite/dynamodb-conformance
+        # tests/tier3/error-messages/putItem.test.ts: "...]of type BS contains duplicates"); Local quotes none
+        shown = ", ".join(base64.b64encode(m).decode() for m in members)
         raise ValidationException(
-            "One or more parameter values were invalid: Input collection of type BS contains duplicates."
+            f"One or more parameter values were invalid: Input collection [{shown}]of type BS contains duplicates."
         )
     return members
 

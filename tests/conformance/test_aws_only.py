@@ -40,7 +40,7 @@ def test_several_violations_in_one_message(client, hash_table):
         ),
         "ValidationException",
         "2 validation errors detected: Value 'EVERYTHING' at 'select' failed to satisfy constraint: Member must "
-        "satisfy enum value set: [ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, SPECIFIC_ATTRIBUTES, COUNT]; "
+        "satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]; "
         "Value 'ALL' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value "
         "set: [INDEXES, TOTAL, NONE]",
     )

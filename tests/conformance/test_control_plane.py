@@ -7,18 +7,26 @@ import uuid
 import pytest
 
 from ddb_helpers import (
+    NAME_PATTERN,
     assert_client_error,
     gsi,
     lsi,
     table_request,
     unique_table_name,
+    validation_errors,
+    violation,
     wait_table_active,
 )
 
-NAME_ERROR = (
-    "Invalid table/index name.  Table/index names must be between 3 and 255 characters long, "
-    "and may contain only the characters a-z, A-Z, 0-9, '_', '-', and '.'"
-)
+#: AWS's words for CreateTable's keys and indexes (tests/aws_differences.py: architect/dynalite's suite, run against
+#: the service); Local answers each in its own words
+INVALID = "One or more parameter values were invalid: "
+NO_DEFINITION = "Invalid KeySchema: Some index key attribute have no definition"
+#: AWS's constraint on a table name a name breaks (Local answers its own words: tests/aws_differences.py)
+NAME_CONSTRAINTS = {
+    "ab": "Member must have length greater than or equal to 3",
+    "a" * 256: "Member must have length less than or equal to 255",
+}
 NOT_FOUND = "Cannot do operations on a non-existent table"
 DATA_NOT_FOUND = "Requested resource not found"  # AWS's, in data-plane calls (Local's is NOT_FOUND)
 
@@ -334,7 +342,7 @@ def test_invalid_table_names(client, name):
             TableName=name, KeySchema=HASH, AttributeDefinitions=attrs(pk="S"), **PPR
         ),
         "ValidationException",
-        NAME_ERROR,
+        validation_errors(violation(name, "tableName", NAME_CONSTRAINTS.get(name, NAME_PATTERN))),
     )
 
 
@@ -366,7 +374,8 @@ def test_hash_key_missing_from_attribute_definitions(client, create_table):
             TableName=unique_table_name(), KeySchema=HASH, AttributeDefinitions=attrs(other="S"), **PPR
         ),
         "ValidationException",
-        "Hash Key not specified in Attribute Definitions.  Type unknown.",
+        INVALID
+        + "Some index key attributes are not defined in AttributeDefinitions. Keys: [pk], AttributeDefinitions: [other]",
     )
 
 
@@ -376,7 +385,7 @@ def test_range_key_missing_from_attribute_definitions(client, create_table):
             TableName=unique_table_name(), KeySchema=HASH_RANGE, AttributeDefinitions=attrs(pk="S"), **PPR
         ),
         "ValidationException",
-        "Range Key not specified in Attribute Definitions.  Type unknown.",
+        NO_DEFINITION,
     )
 
 
@@ -389,7 +398,8 @@ def test_unused_attribute_definition(client, create_table):
             **PPR,
         ),
         "ValidationException",
-        "The number of attributes in key schema must match the number of attributes defined in attribute definitions.",
+        INVALID
+        + "Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions",
     )
 
 
@@ -397,7 +407,7 @@ def test_empty_attribute_definitions(client, create_table):
     assert_client_error(
         lambda: create_table(TableName=unique_table_name(), KeySchema=HASH, AttributeDefinitions=[], **PPR),
         "ValidationException",
-        "No Attribute Schema Defined",
+        NO_DEFINITION,
     )
 
 
@@ -436,7 +446,14 @@ def test_too_many_keys(client, create_table):
             **PPR,
         ),
         "ValidationException",
-        "Key Schema too big.  Key Schema must at most consist of the hash and range key of a table",
+        validation_errors(  # AWS's (tests/aws_differences.py)
+            violation(
+                "[KeySchemaElement(attributeName=pk, keyType=HASH), KeySchemaElement(attributeName=sk, "
+                "keyType=RANGE), KeySchemaElement(attributeName=third, keyType=RANGE)]",
+                "keySchema",
+                "Member must have length less than or equal to 2",
+            )
+        ),
     )
 
 
@@ -449,7 +466,7 @@ def test_two_hash_keys(client, create_table):
             **PPR,
         ),
         "ValidationException",
-        "Too many hash keys specified.  All Dynamo DB tables must have exactly one hash key",
+        "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type",
     )
 
 
@@ -462,7 +479,7 @@ def test_range_key_only(client, create_table):
             **PPR,
         ),
         "ValidationException",
-        "No Hash Key specified in schema.  All Dynamo DB tables must have exactly one hash key",
+        "Invalid KeySchema: The first KeySchemaElement is not a HASH key type",
     )
 
 
@@ -478,7 +495,7 @@ def test_range_key_first(client, create_table):
             **PPR,
         ),
         "ValidationException",
-        "Invalid key order. Hash Key must be specified first in key schema, Range Key must be specifed second",
+        "Invalid KeySchema: The first KeySchemaElement is not a HASH key type",
     )
 
 
@@ -491,7 +508,7 @@ def test_hash_and_range_same_attribute(client, create_table):
             **PPR,
         ),
         "ValidationException",
-        "Two keys can not have the same name",
+        NO_DEFINITION,
     )
 
 
@@ -505,7 +522,7 @@ def test_duplicate_gsi_names(client, create_table):
             **PPR,
         ),
         "ValidationException",
-        "Two global secondary indices have the same name",
+        INVALID + "Duplicate index name: idx",
     )
 
 
@@ -519,7 +536,7 @@ def test_duplicate_lsi_names(client, create_table):
             **PPR,
         ),
         "ValidationException",
-        "Two local secondary indices have the same name",
+        INVALID + "Duplicate index name: idx",
     )
 
 
@@ -534,7 +551,7 @@ def test_gsi_and_lsi_same_name(client, create_table):
             **PPR,
         ),
         "ValidationException",
-        "Local Secondary Indices AND Global Secondary Indices must have different names",
+        INVALID + "Duplicate index name: idx",
     )
 
 
@@ -548,7 +565,8 @@ def test_lsi_on_hash_only_table(client, create_table):
             **PPR,
         ),
         "ValidationException",
-        "Local Secondary indices are not allowed on hash tables, only hash and range tables",
+        INVALID
+        + "Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex",
     )
 
 
@@ -562,7 +580,8 @@ def test_lsi_with_different_hash_key(client, create_table):
             **PPR,
         ),
         "ValidationException",
-        "Local Secondary indices must have the same hash key as the main table",
+        INVALID
+        + "Index KeySchema does not have the same leading hash key as table KeySchema for index: idx. index hash key: h, table hash key: pk",
     )
 
 
@@ -576,7 +595,7 @@ def test_lsi_without_range_key(client, create_table):
             **PPR,
         ),
         "ValidationException",
-        "Local secondary indices must have a range key",
+        INVALID + "Index KeySchema does not have a range key for index: idx",
     )
 
 
@@ -590,13 +609,13 @@ def test_lsi_range_key_not_defined(client, create_table):
             **PPR,
         ),
         "ValidationException",
-        "Local Secondary Index range key not specified in Attribute Definitions.Type unknown.",
+        INVALID
+        + "Some index key attributes are not defined in AttributeDefinitions. Keys: [l, pk], AttributeDefinitions: [sk, pk]",
     )
 
 
 @pytest.mark.parametrize("keys", [("g",), ("pk", "r")])
 def test_gsi_key_not_defined(client, create_table, keys):
-    missing = keys[-1]
     assert_client_error(
         lambda: create_table(
             TableName=unique_table_name(),
@@ -606,7 +625,8 @@ def test_gsi_key_not_defined(client, create_table, keys):
             **PPR,
         ),
         "ValidationException",
-        f"Attribute {missing} is not defined in AttributeDefinitions",
+        INVALID
+        + f"Some index key attributes are not defined in AttributeDefinitions. Keys: [{', '.join(reversed(keys))}], AttributeDefinitions: [pk]",
     )
 
 
@@ -634,7 +654,7 @@ def test_too_many_lsis(client, create_table):
             **PPR,
         ),
         "ValidationException",
-        "Cannot have more than 5 local secondary indexes per table",
+        INVALID + "Number of LocalSecondaryIndexes exceeds per-table limit of 5",
     )
 
 
@@ -648,7 +668,7 @@ def test_too_many_gsis(client, create_table):
             **PPR,
         ),
         "ValidationException",
-        "GlobalSecondaryIndex count exceeds the per-table limit",
+        INVALID + "GlobalSecondaryIndex count exceeds the per-table limit of 20",
     )
 
 
@@ -679,7 +699,7 @@ def test_non_key_attributes_only_with_include(client, create_table, projection_t
             **PPR,
         ),
         "ValidationException",
-        "No attributes should be specified to be projected unless projection type is INCLUDE",
+        INVALID + f"ProjectionType is {projection_type}, but NonKeyAttributes is specified",
     )
 
 
@@ -708,7 +728,7 @@ def test_projection_type_required(client, create_table):
             **PPR,
         ),
         "ValidationException",
-        "Indexes must have a projection specified",
+        INVALID + "Unknown ProjectionType: null",
     )
 
 
@@ -768,7 +788,11 @@ def test_describe_missing_table(client):
 
 
 def test_describe_invalid_table_name(client):
-    assert_client_error(lambda: client.describe_table(TableName="ab"), "ValidationException", NAME_ERROR)
+    assert_client_error(
+        lambda: client.describe_table(TableName="ab"),
+        "ValidationException",
+        validation_errors(violation("ab", "tableName", NAME_CONSTRAINTS["ab"])),
+    )
 
 
 def test_item_count_and_size_after_writes(client, hash_table):

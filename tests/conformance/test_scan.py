@@ -277,7 +277,8 @@ def test_segment_without_total(client, fifty):
     assert_client_error(
         lambda: client.scan(TableName=fifty, Segment=0),
         "ValidationException",
-        "If segment is specified, total segment must also be specified",
+        "The TotalSegments parameter is required but was not present in the request when Segment parameter is "
+        "present",  # AWS's words (tests/aws_differences.py)
     )
 
 
@@ -285,7 +286,8 @@ def test_total_without_segment(client, fifty):
     assert_client_error(
         lambda: client.scan(TableName=fifty, TotalSegments=2),
         "ValidationException",
-        "If total segments is specified, a particular segment must also be specified for this request",
+        "The Segment parameter is required but was not present in the request when parameter TotalSegments is "
+        "present",
     )
 
 
@@ -293,8 +295,8 @@ def test_segment_not_below_total(client, fifty):
     assert_client_error(
         lambda: client.scan(TableName=fifty, Segment=2, TotalSegments=2),
         "ValidationException",
-        "1 validation error detected: Value '2' at 'segment' failed to satisfy constraint: Member must have value less "
-        "than or equal to 1",
+        "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: 2 is not less "
+        "than TotalSegments: 2",
     )
 
 

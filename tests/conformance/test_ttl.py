@@ -17,13 +17,20 @@ import time
 import pytest
 from botocore.exceptions import ParamValidationError
 
-from ddb_helpers import assert_client_error, scan_all, sorted_items, unique_table_name
+from ddb_helpers import (
+    NAME_PATTERN,
+    assert_client_error,
+    scan_all,
+    sorted_items,
+    unique_table_name,
+    validation_errors,
+    violation,
+)
 
 NOT_FOUND = "Cannot do operations on a non-existent table"
-NAME_ERROR = (
-    "Invalid table/index name.  Table/index names must be between 3 and 255 characters long, "
-    "and may contain only the characters a-z, A-Z, 0-9, '_', '-', and '.'"
-)
+NAME_ERROR = validation_errors(
+    violation("a$b", "tableName", NAME_PATTERN)
+)  # AWS's (Local's: aws_differences)
 ALREADY_ENABLED = "TimeToLive is already enabled"
 ALREADY_DISABLED = "TimeToLive is already disabled"
 DIFFERENT_ATTRIBUTE = "TimeToLive is active on a different AttributeName"

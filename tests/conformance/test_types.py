@@ -350,13 +350,13 @@ def test_empty_sets_rejected(client, hash_table, value, message):
     [
         (
             {"SS": ["a", "a"]},
-            "One or more parameter values were invalid: Input collection [a, a] contains duplicates",
+            "One or more parameter values were invalid: Input collection [a, a] contains duplicates.",
         ),
         ({"NS": ["1", "1"]}, "Input collection contains duplicates"),
         ({"NS": ["1", "1.0"]}, "Input collection contains duplicates"),
         (
             {"BS": [b"a", b"a"]},
-            "One or more parameter values were invalid: Input collection of type BS contains duplicates.",
+            "One or more parameter values were invalid: Input collection [YQ==, YQ==]of type BS contains duplicates.",
         ),
     ],
     ids=["SS", "NS", "NS-equal-values", "BS"],
@@ -436,7 +436,7 @@ def test_key_type_mismatch_hash(client, hash_table):
         client,
         hash_table,
         {"pk": {"N": "1"}},
-        "One or more parameter values were invalid: Type mismatch for key",
+        "One or more parameter values were invalid: Type mismatch for key pk expected: S actual: N",  # AWS's
     )
 
 
@@ -445,7 +445,7 @@ def test_key_type_mismatch_range(client, num_range_table):
         client,
         num_range_table,
         {"pk": {"S": "a"}, "sk": {"S": "1"}},
-        "One or more parameter values were invalid: Type mismatch for key",
+        "One or more parameter values were invalid: Type mismatch for key sk expected: N actual: S",
     )
 
 
@@ -454,7 +454,7 @@ def test_key_type_mismatch_binary(client, binary_table):
         client,
         binary_table,
         {"pk": {"S": "a"}, "sk": {"B": b"1"}},
-        "One or more parameter values were invalid: Type mismatch for key",
+        "One or more parameter values were invalid: Type mismatch for key pk expected: B actual: S",
     )
 
 
@@ -464,15 +464,31 @@ def test_key_type_mismatch_binary(client, binary_table):
     ids=["SS", "M", "L", "NULL", "BOOL"],
 )
 def test_key_of_non_scalar_type(client, hash_table, value):
-    put_error(client, hash_table, {"pk": value}, "Invalid attribute value type")
+    (kind,) = value
+    put_error(
+        client,
+        hash_table,
+        {"pk": value},
+        f"One or more parameter values were invalid: Type mismatch for key pk expected: S actual: {kind}",
+    )
 
 
 def test_missing_hash_key(client, hash_table):
-    put_error(client, hash_table, {"x": {"S": "1"}}, "One of the required keys was not given a value")
+    put_error(
+        client,
+        hash_table,
+        {"x": {"S": "1"}},
+        "One or more parameter values were invalid: Missing the key pk in the item",
+    )
 
 
 def test_missing_range_key(client, range_table):
-    put_error(client, range_table, {"pk": {"S": "a"}}, "One of the required keys was not given a value")
+    put_error(
+        client,
+        range_table,
+        {"pk": {"S": "a"}},
+        "One or more parameter values were invalid: Missing the key sk in the item",
+    )
 
 
 # -- size limits -------------------------------------------------------------------------------------------------

@@ -102,5 +102,5 @@ def test_key_condition():
     ph = Placeholders(None, {":p": S("k"), ":v": N(1)})
     assert key_condition(":v <= sk AND pk = :p", ph, "pk", "sk") == (S("k"), ">=", (N(1),))
     assert key_condition("pk = :p", ph, "pk", None).range_op is None
-    with pytest.raises(ValidationException, match="^Query condition missed key schema element$"):
+    with pytest.raises(ValidationException, match="^Query condition missed key schema element: pk$"):
         key_condition("sk = :v", ph, "pk", "sk")

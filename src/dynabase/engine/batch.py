@@ -8,7 +8,16 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ValidationException
 from ..types import validate_item
 from .capacity import Consumed, check_mode, read_units, tables_collection_metrics
-from .items import Row, bind_projection, check_scalar_keys, checked_item, placeholders, read_row, write_row
+from .items import (
+    Row,
+    bind_projection,
+    check_scalar_keys,
+    checked_item,
+    key_row,
+    placeholders,
+    read_row,
+    write_row,
+)
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -42,9 +51,9 @@ def _planned_write(table: Any, write: Any) -> tuple[Row, dict | None, int]:
         raise ValidationException(_ONE_ACTION)
     if "PutRequest" in write:
         item, size = checked_item(table, (write["PutRequest"] or {}).get("Item"))
-        return Row(table, item, what="item"), item, size
+        return key_row(table, item, what="item"), item, size
     key = validate_item((write["DeleteRequest"] or {}).get("Key") or {})
-    return Row(table, key), None, 0
+    return key_row(table, key), None, 0
 
 
 def batch_write_item(engine: Engine, req: dict) -> dict:
@@ -103,7 +112,7 @@ def _planned_rows(table: Any, keys: list) -> list[tuple[dict, Row]]:
         if _spelling(written) in seen:
             raise ValidationException(_DUPLICATES)
         seen.add(_spelling(written))
-        rows.append((key, Row(table, written)))
+        rows.append((key, key_row(table, written)))
     return rows
 
 

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationException
 from ..expressions.binder import MAX_IN_OPERANDS
+from ..expressions.keycondition import NO_KEY_CONDITION
 from ..expressions.update import BAD_TYPE
 from ..expressions.values import LONG_TYPE_NAMES, type_of
 from ..types import compare_values, validate_item, validate_value
-from .items import Row, check_not_key, checked_item, placeholders
+from .items import check_not_key, checked_item, item_row, key_row, placeholders
 from .schema import KeySchema, Table
 
 if TYPE_CHECKING:
@@ -342,6 +343,10 @@ class _Translation:
         if key_conditions is not None:
             _check_key_conditions(key_conditions, self.keys)
         if field == "QueryFilter":
+            if key_conditions is None and req.get("KeyConditionExpression") is None:
+                raise ValidationException(
+                    NO_KEY_CONDITION
+                )  # before the filter's own checks, as AWS and Local
             _check_query_filter(filters, self.keys)
         update = self._attribute_updates() if req.get("AttributeUpdates") is not None else None
         return self._translated(key_conditions, field, filters, operator, attributes, update)
@@ -363,9 +368,9 @@ class _Translation:
         if self.operation == "PutItem":
             item = req.get("Item")
             item, _ = checked_item(self.table, item if isinstance(item, dict) else None)
-            Row(self.table, item, what="item")
+            item_row(self.table, item)
         elif self.operation in ("UpdateItem", "DeleteItem"):
-            Row(self.table, validate_item(req.get("Key") or {}))
+            key_row(self.table, validate_item(req.get("Key") or {}))
 
     def _conditional_operator(self, count: int) -> str:
         operator = self.req.get("ConditionalOperator")

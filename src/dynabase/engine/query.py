@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ValidationException
 from ..expressions import Placeholders
 from ..expressions.keycondition import (
+    NO_KEY_CONDITION,
     KeyCondition,
     MultiKeyCondition,
     bind_key_condition,
@@ -83,9 +84,7 @@ def _read(engine: Engine, req: dict, is_query: bool) -> dict:
             if bound is not None:
                 check_scalar_keys(table, bound.paths)
         if bound_key is None:
-            raise ValidationException(
-                "Either the KeyConditions or KeyConditionExpression parameter must be specified in the request."
-            )
+            raise ValidationException(NO_KEY_CONDITION)
         conditions = extract_key_conditions(bound_key, ph)
         if consistent and gsi:
             raise ValidationException(_CONSISTENT_GSI)
@@ -358,14 +357,21 @@ def _select(req: dict, index: Index | None, is_query: bool) -> str:
 
 
 def _segment(req: dict) -> tuple[int, int] | None:
+    """The parallel scan's (Segment, TotalSegments), checked in AWS's words (paritysuite/dynamodb-conformance
+    tests/tier3/error-messages/scan.test.ts, captured from the service); their ranges are the model's (checked
+    before, in :mod:`.validation`)."""
     seg, total = req.get("Segment"), req.get("TotalSegments")
     if seg is None and total is None:
         return None
     if total is None:
-        raise ValidationException("If segment is specified, total segment must also be specified")
+        raise ValidationException(
+            "The TotalSegments parameter is required but was not present in the request when Segment parameter "
+            "is present"
+        )
     if seg is None:
         raise ValidationException(
-            "If total segments is specified, a particular segment must also be specified for this request"
+            "The Segment parameter is required but was not present in the request when parameter TotalSegments "
+            "is present"
         )
     if not isinstance(total, int) or not 1 <= total <= 1000000:
         raise ValidationException(
@@ -374,8 +380,8 @@ def _segment(req: dict) -> tuple[int, int] | None:
         )
     if not isinstance(seg, int) or seg < 0 or seg >= total:
         raise ValidationException(
-            f"1 validation error detected: Value '{seg}' at 'segment' failed to satisfy constraint: "
-            f"Member must have value less than or equal to {total - 1}"
+            "The Segment parameter is zero-based and must be less than parameter TotalSegments: "
+            f"Segment: {seg} is not less than TotalSegments: {total}"
         )
     return seg, total
 

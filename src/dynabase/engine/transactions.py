@@ -332,6 +332,16 @@ def partiql_write_transaction(engine: Engine, req: dict) -> dict:
     return _write_transaction(engine, req, one_item_rule_first=True)
 
 
+def _check_payload(actions: list[_Action]) -> None:
+    """Refuse a transaction whose items add up to more than 4 MB, as DynamoDB Local words it: the total counted
+    up to the first item that crosses the limit (AWS's words could not be established)."""
+    total = 0
+    for action in actions:
+        total += action.size
+        if total > MAX_TRANSACTION_BYTES:
+            raise ValidationException(f"Transaction payload size cannot exceed 4MB. Payload Size: {total}")
+
+
 def _write_transaction(engine: Engine, req: dict, one_item_rule_first: bool) -> dict:
     mode = check_mode(req.get("ReturnConsumedCapacity"))
     token = req.get("ClientRequestToken")
@@ -339,8 +349,7 @@ def _write_transaction(engine: Engine, req: dict, one_item_rule_first: bool) -> 
     for spec in _check_actions(req.get("TransactItems")):
         kind = _kind(spec)
         actions.append(_Action(kind, spec[kind]))
-    if sum(action.size for action in actions) > MAX_TRANSACTION_BYTES:
-        raise ValidationException("Transaction request size has exceeded the maximum allowed size")
+    _check_payload(actions)
     if one_item_rule_first:
         _check_one_item_rule(engine, actions)
     digest = hashlib.sha256(json.dumps(_digestable(req), sort_keys=True, default=repr).encode()).hexdigest()
