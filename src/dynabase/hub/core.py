@@ -46,6 +46,8 @@ class HubCore:
 
     :param max_payload: the broker's largest message (bytes): longer answers go in parts.
     :param tombstone_ttl: seconds a delete's tombstone lives (as the devices' ``Sync``).
+    :param on_write: called after a push wrote the table (its change is in the table's stream now: a hub that
+        reads the stream can fan it out at once rather than at its next poll).
     """
 
     def __init__(
@@ -56,7 +58,9 @@ class HubCore:
         tombstone_ttl: float = 30 * 86400,
         overlap: float = 15.0,
         clock: Callable[[], float] = wall_clock,
+        on_write: Callable[[], None] | None = None,
     ) -> None:
+        self.on_write = on_write
         if max_payload < 4096:
             raise ValueError(f"max_payload must be at least 4096 bytes, not {max_payload}")
         self.table = table
@@ -161,6 +165,8 @@ class HubCore:
         outcomes = []
         for i, entry in enumerate(raw):
             outcomes.append(self._push_one(ctx, device, entry, f"changes[{i}]").to_json())
+        if self.on_write is not None and any(o["outcome"] == "landed" for o in outcomes):
+            self.on_write()
         return {"op": "pushed", "outcomes": [_json_outcome(o) for o in outcomes]}
 
     def _push_one(self, ctx: CloudContext, device: str, entry: Any, where: str) -> Outcome:

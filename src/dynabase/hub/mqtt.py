@@ -24,9 +24,6 @@ from .core import HubCore, Message
 log = logging.getLogger("dynabase.hub")
 #: seconds to wait for the broker to acknowledge a fan-out message before the batch is retried
 PUBLISH_WAIT = 30.0
-#: in a push's answer: a change this hub wrote to the table (a hint to read the stream now: a false match costs
-#: one stream poll, a miss, in an answer sent in parts, waits for the next poll)
-_LANDED = b'"outcome":"landed"'
 
 
 class MqttHub:
@@ -76,6 +73,8 @@ class MqttHub:
             checkpoints=checkpoints,
             options=Options(batch_size=1000, starting_position="LATEST", poll_interval=poll_interval),
         )
+        if core.on_write is None:  # a landed push is in the stream: fan it out now, not at the next poll
+            core.on_write = self.consumer.wake.set
         self.handled = 0
         self.fanned_out = 0
 
@@ -88,11 +87,8 @@ class MqttHub:
 
     def _handle(self, device: str, payload: bytes) -> None:
         try:
-            answers = self.core.handle(device, payload)
-            self._publish(answers, wait=None)
+            self._publish(self.core.handle(device, payload), wait=None)
             self.handled += 1
-            if any(_LANDED in part for _, part in answers):
-                self.consumer.wake.set()  # the write is in the stream: fan it out now, not at the next poll
         except Exception:  # a worker must not die of one message: the device asks again
             log.exception("hub: a message from %s could not be handled", device)
 
