@@ -58,6 +58,7 @@ from typing import Any
 
 from ..errors import StorageError
 from .turns import Gate
+from .writelock import WriteLock
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS dynabase_tables (
@@ -466,6 +467,8 @@ class Storage:
         self._closed = False
         #: long reads take turns with it (:mod:`dynabase.engine.turns`)
         self.turns = Gate()
+        #: the turn between processes writing this file (None: SQLite's lock alone)
+        self.write_lock = WriteLock.open(path)
         try:
             self.conn = sqlite3.connect(
                 path, timeout=timeout, isolation_level=None, check_same_thread=False, cached_statements=512
@@ -493,10 +496,10 @@ class Storage:
                 _check_format(path, self.conn)
                 upgrade_item_tables(self.conn)
         except StorageError:
-            self.conn.close()
+            self._close_files()
             raise
         except sqlite3.Error as error:  # not a database, read-only, ...
-            self.conn.close()
+            self._close_files()
             raise StorageError(path, _open_failure(path, error)) from error
 
     # Transactions: writes take the database's write lock up front (BEGIN IMMEDIATE), so a read-check-write
@@ -590,7 +593,12 @@ class Storage:
                 idle, self._idle = self._idle, []
             for conn in idle:  # readers in use are closed when they come back
                 conn.close()
-            self.conn.close()
+            self._close_files()
+
+    def _close_files(self) -> None:
+        self.conn.close()
+        if self.write_lock is not None:
+            self.write_lock.close()
 
 
 #: reader connections kept open between reads (more are opened while more reads run at once, then closed)
@@ -724,9 +732,13 @@ class _WriteTransaction:
                 if storage.journal is not None:
                     self.mark = len(storage.journal)
             else:
+                if storage.write_lock is not None:
+                    storage.write_lock.acquire(storage.timeout)
                 conn.execute("BEGIN IMMEDIATE")
                 storage.owner = threading.get_ident()
         except BaseException:
+            if not self.nested and storage.write_lock is not None:
+                storage.write_lock.release()
             storage.lock.release()
             raise
         return conn
@@ -748,6 +760,8 @@ class _WriteTransaction:
             else:
                 conn.execute("ROLLBACK" if kind is not None else "COMMIT")
         finally:
+            if not self.nested and storage.write_lock is not None:
+                storage.write_lock.release()
             storage.lock.release()
 
     def _end_journaled(self, commit: bool) -> None:
