@@ -7,6 +7,7 @@ import os
 import time
 
 import pytest
+from botocore.exceptions import ClientError
 
 import dynabase
 from dynabase.engine.writelock import WriteLock
@@ -80,7 +81,7 @@ def test_processes_writing_one_file_lose_no_write(tmp_path):
 def test_a_write_lock_is_released_when_the_transaction_fails(tmp_path):
     path = str(tmp_path / "app.db")
     client = dynabase.connect(path)
-    with pytest.raises(Exception):
+    with pytest.raises(ClientError, match="ResourceNotFoundException"):
         client.put_item(TableName="missing", Item={"pk": {"S": "a"}})
     storage = client.engine.storage
     assert storage.write_lock is not None and not storage.write_lock.held

@@ -77,7 +77,12 @@ class Databases:
         account, region = key
         path = self.path(account, region)
         if path != ":memory:":
-            for stale in (path, path + "-wal", path + "-shm", path + "-lock"):  # the last run's file of this name
+            for stale in (
+                path,
+                path + "-wal",
+                path + "-shm",
+                path + "-lock",
+            ):  # the last run's file of this name
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(stale)
         engine = Engine(path, region=region)
