@@ -15,6 +15,17 @@ from dynabase.cli.signals import stop_on_signals
 from processes import SRC
 
 
+def _run(program: str) -> subprocess.CompletedProcess[str]:
+    """``program`` in a Python process of its own (signals are process-wide)."""
+    return subprocess.run(
+        [sys.executable, "-c", program],
+        env={**os.environ, "PYTHONPATH": SRC},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_sets_the_stop_and_calls_on_stop_even_when_sigint_was_ignored(signum: int) -> None:
     calls: list[str] = []
@@ -45,13 +56,7 @@ def test_a_second_signal_ends_the_process_at_once_with_128_plus_its_number() -> 
         print("not reached")
         """
     )
-    result = subprocess.run(
-        [sys.executable, "-c", program],
-        env={**os.environ, "PYTHONPATH": SRC},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = _run(program)
     assert result.returncode == 128 + signal.SIGINT, result.stderr
     assert "not reached" not in result.stdout
 
@@ -74,12 +79,6 @@ def test_a_signal_arriving_while_the_main_thread_is_inside_event_wait_does_not_d
         print("stopped")
         """
     )
-    result = subprocess.run(
-        [sys.executable, "-c", program],
-        env={**os.environ, "PYTHONPATH": SRC},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = _run(program)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "stopped"
