@@ -7,6 +7,7 @@ Method names, parameters, responses, paginators, waiters and exceptions are boto
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable
 from datetime import datetime, timezone
 from functools import cache
@@ -41,6 +42,12 @@ _PY_TYPES = {
 }
 
 
+#: one thread at a time in the shared botocore session: its components are made on first use, and in older
+#: botocore two threads making one at once fail (``KeyError: 'data_loader'`` with 1.31, our floor: clients
+#: opened from a thread pool)
+_SESSION_LOCK = threading.Lock()
+
+
 @cache
 def _session() -> Any:
     return botocore.session.get_session()
@@ -48,17 +55,20 @@ def _session() -> Any:
 
 @cache
 def service_model(service: str = "dynamodb") -> Any:
-    return _session().get_service_model(service)
+    with _SESSION_LOCK:
+        return _session().get_service_model(service)
 
 
 @cache
 def _paginator_model(service: str) -> Any:
-    return _session().get_paginator_model(service)
+    with _SESSION_LOCK:
+        return _session().get_paginator_model(service)
 
 
 @cache
 def _waiter_model(service: str) -> Any:
-    return _session().get_waiter_model(service)
+    with _SESSION_LOCK:
+        return _session().get_waiter_model(service)
 
 
 def _snake(name: str) -> str:
