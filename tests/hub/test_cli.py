@@ -38,6 +38,20 @@ def _device_db(fleet: Fleet, path: Path) -> Table:
     return table
 
 
+def _hub(fleet: Fleet, schema: str) -> list[str]:
+    """``dynabase sync-hub`` over the fleet's embedded cloud database and broker (credentials to add)."""
+    return [
+        "sync-hub",
+        schema,
+        "--table",
+        fleet.name,
+        "--db",
+        str(fleet.cloud_path),
+        "--mqtt",
+        fleet.broker.url,
+    ]
+
+
 def _sync(fleet: Fleet, schema: str, db: Path, device: str, secret: str, *more: str) -> list[str]:
     return [
         "sync",
@@ -60,16 +74,7 @@ def _sync(fleet: Fleet, schema: str, db: Path, device: str, secret: str, *more: 
 
 def test_the_hub_and_a_device_as_commands(fleet: Fleet, tmp_path: Path) -> None:
     schema, secrets = _files(tmp_path)
-    hub_args = [
-        "sync-hub",
-        schema,
-        "--table",
-        fleet.name,
-        "--db",
-        str(fleet.cloud_path),
-        "--mqtt",
-        fleet.broker.url,
-    ]
+    hub_args = _hub(fleet, schema)
     with dynabase_command([*hub_args, "--username", HUB_USER, "--password-file", secrets[HUB_USER]]) as hub:
         hub.wait_for("sync-hub: ready")
         db = tmp_path / "dev1.db"
@@ -257,16 +262,7 @@ def test_mqtts_with_client_certificates(tls_fleet: Any, tmp_path: Path) -> None:
     def cert(stem: str) -> list[str]:
         return ["--cert", certs[stem] + ".pem", "--key", certs[stem] + ".key", "--ca", ca]
 
-    hub_args = [
-        "sync-hub",
-        schema,
-        "--table",
-        fleet.name,
-        "--db",
-        str(fleet.cloud_path),
-        "--mqtt",
-        fleet.broker.url,
-    ]
+    hub_args = _hub(fleet, schema)
     with dynabase_command([*hub_args, "--client-id", "the-hub", *cert(HUB_USER)]) as hub:
         hub.wait_for("sync-hub: ready")
         db = tmp_path / "dev1.db"
@@ -325,8 +321,7 @@ def test_a_hub_killed_with_sigkill_mid_pushes_loses_nothing_and_applies_nothing_
     answered. The device asks again until a hub answers; the next hub finds those versions there already. Every
     change lands once, with the version the device gave it, and nothing is refused."""
     schema, secrets = _files(tmp_path)
-    hub_args = ["sync-hub", schema, "--table", fleet.name, "--db", str(fleet.cloud_path), "--mqtt"]
-    hub_args += [fleet.broker.url, "--username", HUB_USER, "--password-file", secrets[HUB_USER]]
+    hub_args = [*_hub(fleet, schema), "--username", HUB_USER, "--password-file", secrets[HUB_USER]]
     device, sync = fleet.device("dev1", timeout=2.0)
     with dynabase_command(hub_args) as hub:
         hub.wait_for("sync-hub: ready")
