@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from . import wire
+from . import reactor, wire
 from .cloud import Outcome
 from .errors import SyncError
 from .records import CHECKPOINT
@@ -50,7 +50,8 @@ def parse_url(url: str) -> tuple[str, int, bool]:
 
 
 class Link:
-    """One paho-mqtt 2 client (MQTT 5), connected in the background and reconnecting by itself.
+    """One paho-mqtt 2 client (MQTT 5), connected in the background and reconnecting by itself: the process's
+    :class:`~.reactor.Reactor` drives it (one thread for every connection, no limit of 1024 descriptors).
 
     ``on_connect()`` runs after each connect (subscribe there); ``on_message(topic, payload)`` for each message.
     """
@@ -88,7 +89,6 @@ class Link:
             client.username_pw_set(username, password)
         if tls or ca or cert:
             client.tls_set(ca_certs=ca, certfile=cert, keyfile=key, cert_reqs=ssl.CERT_REQUIRED)
-        client.reconnect_delay_set(1, 30)
         client.on_connect = self._connected
         client.on_disconnect = self._disconnected
         client.on_message = lambda c, u, msg: self.on_message(msg.topic, bytes(msg.payload))
@@ -98,8 +98,10 @@ class Link:
         if persistent:
             self._properties.SessionExpiryInterval = session_expiry
         self._started = False
+        self._reactor = reactor.shared()
 
     def start(self) -> None:
+        """Connect in the background (the process's :class:`~.reactor.Reactor`), reconnecting after drops."""
         if not self._started:
             self._started = True
             self.client.connect_async(
@@ -109,7 +111,11 @@ class Link:
                 clean_start=not self._persistent,
                 properties=self._properties,
             )
-            self.client.loop_start()
+            self._reactor.connect(self.client, self._failed)
+
+    def _failed(self, error: str) -> None:
+        self.last_error = f"cannot connect to {self.url}: {error}"
+        log.warning("mqtt: %s", self.last_error)
 
     def _connected(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if getattr(reason, "is_failure", False):
@@ -117,6 +123,7 @@ class Link:
             log.warning("mqtt: %s", self.last_error)
             return
         self.last_error = ""
+        self._reactor.connected(client)
         self.on_connect()
         self.connected.set()
 
@@ -139,9 +146,9 @@ class Link:
 
     def stop(self) -> None:
         if self._started:
-            self.client.disconnect()
-            self.client.loop_stop()
+            self._reactor.drop(self.client)
             self._started = False
+            self.connected.clear()
 
 
 class _Waiter:
