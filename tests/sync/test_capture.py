@@ -287,3 +287,40 @@ def test_binary_keys_and_old_images_come_back_as_bytes() -> None:
     client.ack_changes(TableName=TABLE, Acks=[{"Key": change["Key"], "Seq": change["Seq"]}])
     assert client.read_changes(TableName=TABLE)["Pending"] == 0
     client.close()
+
+
+def test_capture_listeners_hear_each_committed_capture_once(client: Any) -> None:
+    heard: list[str] = []
+    engine = client.engine
+    engine.add_capture_listener(heard.append)
+    client.create_table(
+        TableName="plain",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.put_item(TableName=TABLE, Item=_item("a", v="1"))
+    client.transact_write_items(
+        TransactItems=[{"Put": {"TableName": TABLE, "Item": _item(k)}} for k in ("b", "c")]
+    )
+    assert heard == [TABLE, TABLE]  # a transaction of two changes is heard once
+    client.put_item(TableName="plain", Item={"pk": {"S": "x"}})  # no capture on it
+    client.put_item(TableName=TABLE, Item=_item("a", v="1"))  # unchanged: nothing captured
+    with pytest.raises(ClientError):  # cancelled: its capture rolled back
+        client.transact_write_items(
+            TransactItems=[
+                {"Put": {"TableName": TABLE, "Item": _item("d")}},
+                {
+                    "ConditionCheck": {
+                        "TableName": TABLE,
+                        "Key": _item("zz"),
+                        "ConditionExpression": "attribute_exists(pk)",
+                    }
+                },
+            ]
+        )
+    assert heard == [TABLE, TABLE]
+    engine.remove_capture_listener(heard.append)
+    client.put_item(TableName=TABLE, Item=_item("e"))
+    assert heard == [TABLE, TABLE]
+    assert engine.storage.journal is None  # nobody listens: writes journal nothing

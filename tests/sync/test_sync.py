@@ -18,7 +18,7 @@ from dynabase.clock import SCOPE_ATTR, SEQ_ATTR, SKEW_VARIABLE, VERSION_ATTR, se
 from dynabase.model import Table
 from dynabase.model.errors import ModelDisabledError
 from dynabase.server import run_in_thread
-from dynabase.sync import Sync, SyncError
+from dynabase.sync import Sync, SyncError, loop
 
 SCHEMA = {
     "format": "onetable:1.1.0",
@@ -417,6 +417,36 @@ def test_async_face_and_run_loop(world: World) -> None:
 
     asyncio.run(loop())
     assert world.cloud.Note.get({"id": "c"})["text"] == "z"
+
+
+def test_a_local_write_wakes_the_run_loop(world: World, monkeypatch: Any) -> None:
+    """With the loop's look at the change log far apart, a write of this process is still pushed at once."""
+    monkeypatch.setattr(loop, "PUSH_TICK", 3600.0)
+    d1, s1 = world.device("dev1")
+
+    class Wake(threading.Event):
+        waiting = threading.Event()
+
+        def wait(self, timeout: float | None = None) -> bool:
+            self.waiting.set()  # the loop's step is done: it waits for the next
+            return super().wait(timeout)
+
+    s1.wake = Wake()
+    stop = threading.Event()
+    thread = threading.Thread(target=s1.run, kwargs={"interval": 3600.0, "stop": stop})
+    thread.start()
+    try:
+        assert Wake.waiting.wait(30)
+        d1.Note.create({"id": "first", "text": "x"})
+        deadline = time.time() + 30
+        while world.cloud.Note.get({"id": "first"}) is None and time.time() < deadline:
+            time.sleep(0.05)
+        assert world.cloud.Note.get({"id": "first"})["text"] == "x"
+    finally:
+        stop.set()
+        s1.wake.set()
+        thread.join(10)
+    assert not thread.is_alive()
 
 
 # -- failures (a cloud of our own: a dynabase serve we can misconfigure or stop) ----------------------------------

@@ -20,7 +20,7 @@ not push (a model the cloud owns), and a ``reserve`` refuses writes that leave n
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..clock import SYNC_ATTRS, VERSION_ATTR, next_version, version_parts
 from ..errors import ResourceNotFoundException, ValidationException
@@ -102,6 +102,13 @@ def _check_room(item: dict, reserve: int) -> None:
         )
 
 
+class Captured(NamedTuple):
+    """In the storage journal: the write transaction captured a change of ``table`` (for the engine's capture
+    listeners, told once it commits)."""
+
+    table: str
+
+
 def record(conn: Any, engine: Engine, table: Table, old: dict | None, new: dict | None) -> None:
     """Queue the change of one item (called inside the write transaction; nothing when capture is
     suppressed, the item's model is not captured, or the write changed nothing)."""
@@ -165,6 +172,9 @@ def record(conn: Any, engine: Engine, table: Table, old: dict | None, new: dict 
             fields,
         ),
     )
+    journal = engine.storage.journal
+    if journal is not None and engine.capture_listeners:
+        journal.append(Captured(table.name))
 
 
 # -- the extension API (the embedded client's methods call these) -------------------------------------------

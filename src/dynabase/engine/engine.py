@@ -29,6 +29,8 @@ log = logging.getLogger("dynabase.engine")
 Handler = Callable[["Engine", dict[str, Any]], dict[str, Any]]
 #: takes one committed transaction's stream records: ``[(seq, stream_arn, record_json), ...]``
 ChangeListener = Callable[[list[tuple[int, str, str]]], None]
+#: takes the name of a table whose write transaction captured a change for sync (see add_capture_listener)
+CaptureListener = Callable[[str], None]
 
 #: runs of a request that may find the catalog changed under them; the last one runs holding the write lock
 ATTEMPTS = 4
@@ -142,6 +144,8 @@ class Engine:
         }
         #: see :meth:`add_change_listener`; none: writes journal nothing
         self.change_listeners: tuple[ChangeListener, ...] = ()
+        #: see :meth:`add_capture_listener`
+        self.capture_listeners: tuple[CaptureListener, ...] = ()
         self._next_trim = 0.0
         self.ttl_sweep_seconds = ttl_sweep_seconds
         self.sweeper: ttl.Sweeper | None = None
@@ -197,23 +201,51 @@ class Engine:
         """
         with self.storage.lock:  # between transactions: the journal starts with a transaction
             self.change_listeners = (*self.change_listeners, listener)
+            self._journal()
+
+    def remove_change_listener(self, listener: ChangeListener) -> None:
+        """Stop calling ``listener``; with the last listener gone, writes journal nothing again."""
+        with self.storage.lock:
+            self.change_listeners = tuple(x for x in self.change_listeners if x != listener)
+            self._journal()
+
+    def add_capture_listener(self, listener: CaptureListener) -> None:
+        """Call ``listener(table_name)`` after each write transaction that captured a change for sync commits
+        (the sync loop pushes it at once rather than at its next look at the change log). As with
+        :meth:`add_change_listener`: on the writer's thread, under the storage lock (it must only hand on: set
+        an event), never for a rolled-back change, and only for this engine's writes."""
+        with self.storage.lock:
+            self.capture_listeners = (*self.capture_listeners, listener)
+            self._journal()
+
+    def remove_capture_listener(self, listener: CaptureListener) -> None:
+        with self.storage.lock:
+            self.capture_listeners = tuple(x for x in self.capture_listeners if x != listener)
+            self._journal()
+
+    def _journal(self) -> None:
+        """Writes journal what they record while someone listens (under the storage lock, between
+        transactions)."""
+        if self.change_listeners or self.capture_listeners:
             self.storage.on_commit = self._committed
             if self.storage.journal is None:
                 self.storage.journal = []
+        else:
+            self.storage.journal = None
 
-    def remove_change_listener(self, listener: ChangeListener) -> None:
-        """Stop calling ``listener``; with the last one gone, writes journal nothing again."""
-        with self.storage.lock:
-            self.change_listeners = tuple(x for x in self.change_listeners if x != listener)
-            if not self.change_listeners:
-                self.storage.journal = None
-
-    def _committed(self, changes: list[Any]) -> None:
-        for listener in self.change_listeners:
+    def _committed(self, entries: list[Any]) -> None:
+        records = [e for e in entries if not isinstance(e, capture.Captured)]
+        calls: list[tuple[Callable[[Any], None], Any]] = []
+        if records:
+            calls += [(listener, records) for listener in self.change_listeners]
+        if len(records) < len(entries):
+            tables = {e.table for e in entries if isinstance(e, capture.Captured)}
+            calls += [(listener, t) for t in sorted(tables) for listener in self.capture_listeners]
+        for listener, argument in calls:
             try:
-                listener(changes)
+                listener(argument)
             except Exception:  # the write has committed: a listener's failure must not make it look failed
-                log.exception("change listener %r failed", listener)
+                log.exception("listener %r failed", listener)
 
     def _run_again(self, operation: str, handler: Handler, request: dict[str, Any]) -> dict[str, Any]:
         """Run a request again after another thread or process changed a table under it: against the reloaded

@@ -10,10 +10,11 @@ covers; pulled changes are applied without capture, so they are never pushed bac
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..clock import SCOPE_ATTR, make_seq, seq_ms, wall_clock
@@ -109,6 +110,9 @@ class Sync:
         self._last_seq_ms = 0  # the newest arrival stamp given (stamps never go back)
         self._polled: dict[str, int] = {}  # scope -> when its last complete pull began (corrected epoch ms)
         self._lock = threading.Lock()
+        #: set when there is work before the loop's next tick: a change this process captured on the device
+        #: table (while :meth:`run` listens), or cloud changes a live transport delivered (MQTT's fan-out)
+        self.wake = threading.Event()
         primary = device.indexes["primary"]
         self.key_names = [n for n in (primary.hash, primary.sort) if n]
         #: whether a synced model has unique fields (their sentinels travel with the items)
@@ -285,6 +289,26 @@ class Sync:
                 f"a quarantined change is named by its primary key: {{{', '.join(self.key_names)}}}"
             )
         return encode_item(dict(key))
+
+    @contextlib.contextmanager
+    def listening(self) -> Iterator[None]:
+        """While inside, a change captured on the device table by this process sets :attr:`wake` (a change
+        written by another process is seen at the loop's next look at the change log)."""
+        engine: Any = getattr(self.client, "engine", None)
+        if engine is None or not hasattr(engine, "add_capture_listener"):
+            yield
+            return
+        name = self.device.name
+
+        def heard(table: str) -> None:
+            if table == name:
+                self.wake.set()
+
+        engine.add_capture_listener(heard)
+        try:
+            yield
+        finally:
+            engine.remove_capture_listener(heard)
 
     def run(
         self, interval: float = 0.5, stop: threading.Event | None = None, max_backoff: float = 60.0

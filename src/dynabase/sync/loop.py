@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from .core import Sync
 
 log = logging.getLogger("dynabase.sync")
-#: how often the loop looks for local changes to push between pulls (the change log is local: free)
+#: how often the loop looks for local changes to push between pulls (the change log is local: free); a change
+#: this process writes wakes it at once (Sync.listening), and so do changes a live transport delivers
 PUSH_TICK = 0.05
 
 
@@ -52,16 +53,8 @@ def _failed(sync: Sync, pulled: bool) -> None:
         fresh.set()
 
 
-def _pause(sync: Sync, stop: threading.Event, seconds: float) -> None:
-    """Wait ``seconds`` between steps, or less when the transport brings changes on its own (MQTT fan-out)."""
-    arrived = getattr(sync.transport, "arrived", None)
-    if arrived is None:
-        stop.wait(seconds)
-    else:
-        arrived.wait(seconds)
-
-
 def _step(sync: Sync, stop: Any, pull_due: bool) -> None:
+    sync.wake.clear()  # what set it is looked at below: the change log, the transport's deliveries
     sync.receive()
     if pull_due:
         sync.sync_once(stop, rescan=False)
@@ -70,6 +63,11 @@ def _step(sync: Sync, stop: Any, pull_due: bool) -> None:
 
 
 def run(sync: Sync, interval: float, stop: threading.Event, max_backoff: float) -> None:
+    with sync.listening():
+        _run(sync, interval, stop, max_backoff)
+
+
+def _run(sync: Sync, interval: float, stop: threading.Event, max_backoff: float) -> None:
     backoff = Backoff(interval, max_backoff)
     next_pull = 0.0
     clock = sync.clock
@@ -89,7 +87,7 @@ def run(sync: Sync, interval: float, stop: threading.Event, max_backoff: float) 
         backoff.reset()
         if due:
             next_pull = now + interval
-        _pause(sync, stop, min(PUSH_TICK, interval))
+        sync.wake.wait(min(PUSH_TICK, interval))
 
 
 async def async_run(sync: Sync, interval: float, stop: Any, max_backoff: float) -> None:

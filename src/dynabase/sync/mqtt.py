@@ -209,6 +209,7 @@ class MqttCloud:
 
     def bind(self, sync: Sync) -> None:
         self._sync = sync  # the connection opens with the first request (`sync status` makes none)
+        self.arrived = sync.wake  # a delivery wakes the sync loop
 
     def close(self) -> None:
         self._link.stop()
