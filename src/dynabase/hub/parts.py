@@ -1,0 +1,271 @@
+"""Payloads in parts joined across invocations: the Lambda hub's durable :class:`~dynabase.sync.wire.Joiner`.
+
+On AWS Lambda each part of a payload reaches its own invocation, so :class:`TableJoiner` keeps them in the
+hub's table, under hash keys that begin with :data:`PREFIX` (no model may push one: :mod:`.rules`):
+
+* each part an item ``_dynabase#parts#<device>#<id>#<n>`` holding its text (``_partData``), its size
+  (``_partSize``) and the part count (``_partOf``), written once (a duplicate delivery changes nothing);
+* the device's ledger ``_dynabase#parts#<device>``: a string set ``_parts`` of ``"<id> <n> <of> <size> <at>"``,
+  one element per part received (``at``: epoch seconds), added to with one UpdateItem that returns the whole
+  set. Its answer is the device's open payloads, atomically: the limits (``wire``'s ``MAX_PARTS``,
+  ``MAX_JOINED`` per device across its open payloads, ``PART_TTL``) are checked on it, by the same
+  :class:`~dynabase.sync.wire.Assembly` the in-memory joiner uses;
+* the invocation that sees a payload complete claims it (an UpdateItem removing its elements, on condition
+  that its first part's element is still there: one claimer wins), reads its parts with a consistent
+  BatchGetItem, deletes them and hands the message on.
+
+Each item carries the table's TTL attribute (the one tombstones use), set ``PART_TTL`` seconds after its part
+came: DynamoDB's TTL sweeps what an interrupted payload leaves. Without TTL on the table, a device's expired
+payloads are swept when its next part arrives; those of a device that sends no more parts stay. A table whose
+sort key is a string or a number gets a fixed sort value; the primary hash key must be a string. Nothing read
+back is trusted: ledger elements out of the protocol's ranges are dropped, and a part whose stored text is not
+of the size its ledger recorded fails the join.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..sync import wire
+from ..sync.cloud import get_items
+from ..sync.records import error_code
+from ..sync.wire import Assembly, ProtocolError
+
+if TYPE_CHECKING:
+    from .core import HubCore
+
+#: the start of every hash key the joiner writes (a device id and a payload id hold no ``#``)
+PREFIX = "_dynabase#parts#"
+_LEDGER = "_parts"
+#: a part item's text, size and part count
+_DATA, _SIZE, _OF = "_partData", "_partSize", "_partOf"
+#: BatchGetItem's most keys a request
+_BATCH = 100
+
+
+def reserved(value: Any) -> bool:
+    """Whether an AttributeValue is one of the joiner's hash keys."""
+    return isinstance(value, dict) and isinstance(value.get("S"), str) and value["S"].startswith(PREFIX)
+
+
+class TableJoiner:
+    """Joins a device's parts in ``core``'s table (:class:`~dynabase.hub.core.HubCore`): ``add(device,
+    message)`` gives the whole message once this invocation holds the payload's last part (None until then,
+    and for every other invocation)."""
+
+    def __init__(self, core: HubCore) -> None:
+        self.core = core
+        table = core.table
+        primary = table.indexes["primary"]
+        self.hash = primary.hash
+        self.sort = primary.sort
+        self.problem: str | None = None
+        if table.attribute_type(self.hash) == "number":
+            self.problem = (
+                f"payloads in parts cannot be joined: they are kept in the table under a string hash key, and "
+                f'the primary hash key "{self.hash}" is a number'
+            )
+        sort_number = bool(self.sort) and table.attribute_type(self.sort or "") == "number"
+        self.sort_value = {"N": "0"} if sort_number else {"S": PREFIX.rstrip("#")}
+
+    def add(self, device: str, message: dict[str, Any]) -> dict[str, Any] | None:
+        if message.get("op") != "part":
+            return message
+        part = wire.Part.read(message)
+        if self.problem:
+            raise ProtocolError(self.problem)
+        now = self.core.clock()
+        expires = {"N": str(int(now + wire.PART_TTL) + 1)}
+        self._put(device, part, expires)
+        ledger = self._record(device, f"{part.ident} {part.n} {part.of} {len(part.data)} {int(now)}", expires)
+        payloads, junk = _payloads(ledger, now)
+        mine = payloads.get(part.ident)
+        stale = [i for i, p in payloads.items() if p.reason is not None or p.assembly.expired(now)]
+        self._drop(device, [payloads.pop(i) for i in stale], junk)
+        if mine is None or mine.assembly.expired(now):
+            return None  # its payload expired (or its ledger element is not readable): the device asks again
+        if mine.reason is not None:
+            raise ProtocolError(mine.reason)
+        others = sum(p.assembly.size for i, p in payloads.items() if i != part.ident)
+        try:
+            wire.check_room(mine.assembly.size, others)
+        except ProtocolError:
+            self._drop(device, [mine], [])
+            raise
+        if not mine.assembly.complete or not self._claim(device, mine.elements):
+            return None
+        try:
+            texts = self._read(device, mine)
+        finally:
+            self._delete(device, mine.ident, range(mine.assembly.of))
+        return mine.assembly.join(texts)
+
+    # -- the table -------------------------------------------------------------------------------------------
+
+    def _key(self, text: str) -> dict[str, Any]:
+        key = {self.hash: {"S": PREFIX + text}}
+        if self.sort:
+            key[self.sort] = self.sort_value
+        return key
+
+    def _put(self, device: str, part: wire.Part, expires: dict[str, str]) -> None:
+        item = {
+            **self._key(f"{device}#{part.ident}#{part.n}"),
+            _DATA: {"S": part.data},
+            _SIZE: {"N": str(len(part.data))},
+            _OF: {"N": str(part.of)},
+            self.core.plan.ttl_attribute: expires,
+        }
+        try:
+            self.core.call(
+                "put_item",
+                TableName=self.core.name,
+                Item=item,
+                ConditionExpression="attribute_not_exists(#h)",
+                ExpressionAttributeNames={"#h": self.hash},
+            )
+        except Exception as error:
+            if error_code(error) != "ConditionalCheckFailedException":
+                raise  # else a duplicate delivery: the part is there already
+
+    def _record(self, device: str, element: str, expires: dict[str, str]) -> Any:
+        answer = self.core.call(
+            "update_item",
+            TableName=self.core.name,
+            Key=self._key(device),
+            UpdateExpression="ADD #p :e SET #t = :t",
+            ExpressionAttributeNames={"#p": _LEDGER, "#t": self.core.plan.ttl_attribute},
+            ExpressionAttributeValues={":e": {"SS": [element]}, ":t": expires},
+            ReturnValues="ALL_NEW",
+        )
+        return (answer.get("Attributes") or {}).get(_LEDGER)
+
+    def _claim(self, device: str, elements: list[str]) -> bool:
+        """Whether this invocation takes the payload of ``elements`` (removed from the ledger): only the
+        first of those that saw it complete does."""
+        try:
+            answer = self.core.call(
+                "update_item",
+                TableName=self.core.name,
+                Key=self._key(device),
+                UpdateExpression="DELETE #p :e",
+                ConditionExpression="contains(#p, :first)",
+                ExpressionAttributeNames={"#p": _LEDGER},
+                ExpressionAttributeValues={":e": {"SS": elements}, ":first": {"S": min(elements, key=_at)}},
+                ReturnValues="ALL_NEW",
+            )
+        except Exception as error:
+            if error_code(error) == "ConditionalCheckFailedException":
+                return False
+            raise
+        if _LEDGER not in (answer.get("Attributes") or {}):
+            self._forget(device)
+        return True
+
+    def _forget(self, device: str) -> None:
+        """Delete the device's ledger when no part is open in it (a part added meanwhile keeps it)."""
+        try:
+            self.core.call(
+                "delete_item",
+                TableName=self.core.name,
+                Key=self._key(device),
+                ConditionExpression="attribute_not_exists(#p)",
+                ExpressionAttributeNames={"#p": _LEDGER},
+            )
+        except Exception as error:
+            if error_code(error) != "ConditionalCheckFailedException":
+                raise
+
+    def _read(self, device: str, payload: _Open) -> dict[int, str]:
+        """The texts of the payload's parts, read consistently; parts that are not what was stored are left
+        out (the join then refuses the payload)."""
+        numbers = {PREFIX + f"{device}#{payload.ident}#{n}": n for n in range(payload.assembly.of)}
+        wanted = [self._key(k[len(PREFIX) :]) for k in numbers]
+        texts: dict[int, str] = {}
+        for start in range(0, len(wanted), _BATCH):
+            for item in get_items(self.core.context(device), wanted[start : start + _BATCH]):
+                n = numbers.get((item.get(self.hash) or {}).get("S"))
+                data, size, of = (item.get(a) or {} for a in (_DATA, _SIZE, _OF))
+                text = data.get("S")
+                if n is None or not isinstance(text, str):
+                    continue
+                if size.get("N") == str(len(text)) and of.get("N") == str(payload.assembly.of):
+                    texts[n] = text
+        return texts
+
+    def _delete(self, device: str, ident: str, numbers: Iterable[int]) -> None:
+        for n in numbers:
+            self.core.call("delete_item", TableName=self.core.name, Key=self._key(f"{device}#{ident}#{n}"))
+
+    def _drop(self, device: str, payloads: list[_Open], junk: list[str]) -> None:
+        """Remove payloads (their parts and ledger elements) and unreadable ledger elements."""
+        elements = sorted({e for p in payloads for e in p.elements} | set(junk))
+        if not elements:
+            return
+        for payload in payloads:
+            self._delete(device, payload.ident, sorted(payload.numbers))
+        answer = self.core.call(
+            "update_item",
+            TableName=self.core.name,
+            Key=self._key(device),
+            UpdateExpression="DELETE #p :e",
+            ExpressionAttributeNames={"#p": _LEDGER},
+            ExpressionAttributeValues={":e": {"SS": elements}},
+            ReturnValues="ALL_NEW",
+        )
+        if _LEDGER not in (answer.get("Attributes") or {}):
+            self._forget(device)
+
+
+@dataclass
+class _Open:
+    """An open payload as the ledger records it: its assembly, the ledger's elements of it, the part numbers
+    stored, and why it is refused (its parts disagree on their count)."""
+
+    ident: str
+    assembly: Assembly
+    elements: list[str] = field(default_factory=list)
+    numbers: set[int] = field(default_factory=set)
+    reason: str | None = None
+
+
+def _at(element: str) -> tuple[int, str]:
+    """An element's order of arrival (its ``at``), for the claim's condition."""
+    return (int(element.rsplit(" ", 1)[1]), element)
+
+
+def _payloads(ledger: Any, now: float) -> tuple[dict[str, _Open], list[str]]:
+    """The open payloads a ledger (an ``SS`` AttributeValue, untrusted) records, by id, and the elements
+    that are not the joiner's."""
+    elements = ledger.get("SS") if isinstance(ledger, dict) else None
+    payloads: dict[str, _Open] = {}
+    junk: list[str] = []
+    for element in sorted(e for e in (elements if isinstance(elements, list) else []) if isinstance(e, str)):
+        fields = element.split(" ")
+        if len(fields) != 5 or not all(f.isdigit() and len(f) <= 12 for f in fields[1:]):
+            junk.append(element)
+            continue
+        ident = fields[0]
+        n, of, size, at = (int(f) for f in fields[1:])
+        try:
+            wire.check_part(ident, n, of, size)
+        except ProtocolError:
+            junk.append(element)
+            continue
+        if at > now + wire.PART_TTL:  # not a time the hub wrote: it would never expire
+            junk.append(element)
+            continue
+        payload = payloads.setdefault(ident, _Open(ident, Assembly(of, at)))
+        payload.assembly.at = min(payload.assembly.at, at)
+        payload.elements.append(element)
+        payload.numbers.add(n)
+        try:
+            payload.assembly.add(n, of, size)
+        except ProtocolError as error:
+            payload.reason = payload.reason or str(error)
+    return payloads, junk
+
+
+__all__ = ["PREFIX", "TableJoiner", "reserved"]
