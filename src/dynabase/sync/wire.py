@@ -170,10 +170,15 @@ class Part:
         return cls(ident, n, total, data)
 
 
+def is_part_id(text: str) -> bool:
+    """Whether ``text`` can be a payload's id in its parts."""
+    return bool(_PART_ID.fullmatch(text))
+
+
 def check_part(ident: str, n: int, of: int, size: int) -> None:
     """ProtocolError unless part ``n`` of ``of`` of payload ``ident``, ``size`` characters long, is within the
     protocol's limits (what a joiner checks of a message, and of what it stored about one)."""
-    if not _PART_ID.fullmatch(ident):
+    if not is_part_id(ident):
         raise ProtocolError(f"a part's id is 1-64 letters, digits, _ or -, not {ident[:80]!r}")
     if not 0 <= n < of <= MAX_PARTS:
         raise ProtocolError(f"part {n} of {of}: at most {MAX_PARTS} parts")
@@ -275,6 +280,7 @@ __all__ = [
     "down_topic",
     "dumps",
     "hub_subscription",
+    "is_part_id",
     "item_in",
     "items_in",
     "items_out",
