@@ -133,6 +133,29 @@ def test_only_one_of_two_invocations_that_see_the_payload_complete_handles_it(
     assert open_parts(core.table.client) == []
 
 
+def test_a_duplicate_recorded_while_its_payload_was_claimed_is_forgotten(core: HubCore, clock: Clock) -> None:
+    """A redelivered part recorded in the ledger after the claimer read it: the next part of the device
+    removes its element (not the parts: the claimer may be reading them)."""
+    _, parts = big_push()
+    published = [a for part in parts for a in answers(core.handle("dev1", part))]
+    landed_once(published)
+    ident = wire.loads(parts[0])["id"]
+    (ledger,) = reserved_items(core.table.client)
+    late = f"{ident} 0 {len(parts)} {len(wire.loads(parts[0])['data'])} {int(NOW) + 1}"
+    key = {"pk": ledger["pk"], "sk": ledger["sk"]}
+    core.table.client.update_item(
+        TableName="app",
+        Key=key,
+        UpdateExpression="ADD #p :e",
+        ExpressionAttributeNames={"#p": "_parts"},
+        ExpressionAttributeValues={":e": {"SS": [late]}},
+    )
+    _, other = big_push("p2")
+    assert core.handle("dev1", other[0]) == []
+    ledger = next(i for i in reserved_items(core.table.client) if "_parts" in i)
+    assert [e.split(" ")[0] for e in ledger["_parts"]["SS"]] == [wire.loads(other[0])["id"]]
+
+
 def test_a_payload_missing_a_part_expires_and_is_swept(core: HubCore, clock: Clock) -> None:
     _, parts = big_push()
     for part in parts[:-1]:

@@ -88,9 +88,12 @@ class TableJoiner:
                 self._delete(device, part.ident, [part.n])
             self._drop(device, [], [element], [])
             return None
+        # a duplicate recorded while another invocation claimed its payload: its element only (the claimer
+        # may be reading the parts still)
+        late = [e for i in ledger.joined if i in ledger.payloads for e in ledger.payloads.pop(i).elements]
         mine = ledger.payloads.get(part.ident)
         stale = [i for i, p in ledger.payloads.items() if p.reason is not None or p.assembly.expired(now)]
-        self._drop(device, [ledger.payloads.pop(i) for i in stale], ledger.junk, ledger.stale)
+        self._drop(device, [ledger.payloads.pop(i) for i in stale], ledger.junk + late, ledger.stale)
         if mine is None or mine.assembly.expired(now):
             return None  # its payload expired (or its ledger element is not readable): the device asks again
         if mine.reason is not None:
@@ -180,13 +183,13 @@ class TableJoiner:
     def _read(self, device: str, payload: _Open) -> dict[int, str]:
         """The texts of the payload's parts, read consistently; parts that are not what was stored are left
         out (the join then refuses the payload)."""
-        numbers = {PREFIX + f"{device}#{payload.ident}#{n}": n for n in range(payload.assembly.of)}
-        wanted = [self._key(k[len(PREFIX) :]) for k in numbers]
+        wanted = [self._key(f"{device}#{payload.ident}#{n}") for n in range(payload.assembly.of)]
+        numbers = {key[self.hash]["S"]: n for n, key in enumerate(wanted)}
         texts: dict[int, str] = {}
         for start in range(0, len(wanted), _BATCH):
             for item in get_items(self.core.context(device), wanted[start : start + _BATCH]):
-                n = numbers.get((item.get(self.hash) or {}).get("S"))
-                data, size, of = (item.get(a) or {} for a in (_DATA, _SIZE, _OF))
+                hash_key, data, size, of = (_value(item, a) for a in (self.hash, _DATA, _SIZE, _OF))
+                n = numbers.get(hash_key.get("S")) if isinstance(hash_key.get("S"), str) else None
                 text = data.get("S")
                 if n is None or not isinstance(text, str):
                     continue
@@ -288,6 +291,12 @@ class _Ledger:
             except ProtocolError as error:
                 payload.reason = payload.reason or str(error)
         return ledger
+
+
+def _value(item: dict[str, Any], name: str) -> dict[str, Any]:
+    """The AttributeValue ``name`` of an item read back (an empty one when it is not a map)."""
+    value = item.get(name)
+    return value if isinstance(value, dict) else {}
 
 
 def _strings(value: Any) -> list[str]:
