@@ -189,13 +189,17 @@ def test_client_id_identity_refuses_topic_characters_in_client_ids():
 
 
 def role_actions(template: dict, role: str) -> dict[str, set[str]]:
-    """Each action of a role's inline policy and the resources (as text) it is allowed on."""
+    """Each action of a role's inline policy and the resources (as text) it is allowed on; a statement's
+    condition follows its resource's text, after " if "."""
     (policy,) = template["Resources"][role]["Properties"]["Policies"]
     out: dict[str, set[str]] = {}
     for s in statements(policy["PolicyDocument"]):
         assert s["Effect"] == "Allow"
+        condition = f" if {json.dumps(s['Condition'], sort_keys=True)}" if "Condition" in s else ""
         for action in listed(s["Action"]):
-            out.setdefault(action, set()).update(json.dumps(r, sort_keys=True) for r in listed(s["Resource"]))
+            out.setdefault(action, set()).update(
+                json.dumps(r, sort_keys=True) + condition for r in listed(s["Resource"])
+            )
     return out
 
 
@@ -215,7 +219,16 @@ def test_function_roles_have_least_privilege():
         if deletes:  # a synced model with a unique field
             items["dynamodb:DeleteItem"] = {table}
         common = {**items, "dynamodb:Query": {table, index}}
-        assert role_actions(template, "DeviceMessageRole") == {**common, "iot:Publish": topics("down")}
+        # the device-message function joins payloads in parts: it reads them in batches (as a device's get)
+        # and deletes them, under the joiner's partition keys only where DeleteItem is not granted already
+        leading = {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["_dynabase#parts#*"]}}
+        parts = {table if deletes else f"{table} if {json.dumps(leading, sort_keys=True)}"}
+        assert role_actions(template, "DeviceMessageRole") == {
+            **common,
+            "dynamodb:BatchGetItem": {table},
+            "dynamodb:DeleteItem": parts,
+            "iot:Publish": topics("down"),
+        }
         stream_reads = ("DescribeStream", "GetRecords", "GetShardIterator", "ListStreams")
         assert role_actions(template, "StreamRole") == {
             **common,
@@ -470,8 +483,8 @@ def test_terraform_structure():
     for label, role in (("sync_device", "DeviceMessageRole"), ("sync_stream", "StreamRole")):
         (cfn,) = template["Resources"][role]["Properties"]["Policies"]
         tf = json.loads(r["aws_iam_role_policy"][label]["policy"])
-        assert [(x["Sid"], x["Action"]) for x in tf["Statement"]] == [
-            (x["Sid"], x["Action"]) for x in cfn["PolicyDocument"]["Statement"]
+        assert [(x["Sid"], x["Action"], x.get("Condition")) for x in tf["Statement"]] == [
+            (x["Sid"], x["Action"], x.get("Condition")) for x in cfn["PolicyDocument"]["Statement"]
         ]
     stream_policy = json.loads(r["aws_iam_role_policy"]["sync_stream"]["policy"])
     actions = {a for s in stream_policy["Statement"] for a in listed(s["Action"])}

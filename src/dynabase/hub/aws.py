@@ -7,8 +7,8 @@
 Environment: ``DYNABASE_SCHEMA`` (the schema file's path in the deployment package), ``DYNABASE_TABLE``,
 ``DYNABASE_IOT_ENDPOINT`` (optional: the account's IoT data endpoint, ``https://...-ats.iot.REGION.
 amazonaws.com``). Answers go out with ``iot-data`` ``Publish`` at QoS 1. A push split in parts (a single
-change above the 128 KiB message limit) cannot be put back together across invocations: it is answered with
-an error.
+change above the 128 KiB message limit) reaches one invocation per part: the parts are joined in the table
+(:class:`~dynabase.hub.parts.TableJoiner`), and the invocation that receives the last one handles the push.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def hub() -> HubCore:
     if not schema or not table:
         raise RuntimeError("the hub's function needs DYNABASE_SCHEMA (a schema file) and DYNABASE_TABLE")
     client = boto3.client("dynamodb")
-    return HubCore(Table(table, client, load_schema(Path(schema)), side="cloud"))
+    return HubCore(Table(table, client, load_schema(Path(schema)), side="cloud"), durable_parts=True)
 
 
 @lru_cache(maxsize=1)
@@ -55,15 +55,9 @@ def publish(messages: list[Message], client: Any = None) -> int:
 
 def on_device_message(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
     """A device's message, as the topic rule hands it over: the payload's fields and ``deviceId``."""
-    core = hub()
     device = str(event.get("deviceId") or "")
     message = {k: v for k, v in event.items() if k != "deviceId"}
-    if message.get("op") == "part":  # its other parts reach other invocations: it cannot be joined here
-        why = (
-            "a payload in parts (one change above the broker's message limit) cannot be joined on AWS Lambda"
-        )
-        return {"published": publish(core.refuse(device, None, why))}
-    return {"published": publish(core.handle(device, message))}
+    return {"published": publish(hub().handle(device, message))}
 
 
 def on_stream(event: dict[str, Any], context: Any = None) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from ..sync.cloud import CloudContext, Outcome, apply_change, get_items, read_sc
 from ..sync.errors import classify
 from ..sync.records import version_of
 from ..sync.wire import ProtocolError
+from .parts import TableJoiner, reserved
 from .rules import change_in, refusal
 
 if TYPE_CHECKING:
@@ -48,6 +49,8 @@ class HubCore:
     :param tombstone_ttl: seconds a delete's tombstone lives (as the devices' ``Sync``).
     :param on_write: called after a push wrote the table (its change is in the table's stream now: a hub that
         reads the stream can fan it out at once rather than at its next poll).
+    :param durable_parts: join payloads in parts in the table (:class:`~dynabase.hub.parts.TableJoiner`: a
+        hub whose every message may reach another process, as on AWS Lambda) rather than in memory.
     """
 
     def __init__(
@@ -59,6 +62,7 @@ class HubCore:
         overlap: float = 15.0,
         clock: Callable[[], float] = wall_clock,
         on_write: Callable[[], None] | None = None,
+        durable_parts: bool = False,
     ) -> None:
         self.on_write = on_write
         if max_payload < 4096:
@@ -75,7 +79,7 @@ class HubCore:
         self.endpoint = str(
             getattr(getattr(table.client, "meta", None), "endpoint_url", "") or "the cloud table"
         )
-        self.joiner = wire.Joiner()
+        self.joiner: wire.Joiner | TableJoiner = TableJoiner(self) if durable_parts else wire.Joiner()
         self._lock = threading.Lock()
         self._last_ms = 0
         self._routes = {name: self._route(model) for name, model in self.plan.models.items() if model.pulls}
@@ -144,10 +148,6 @@ class HubCore:
             failure = classify(error, self.endpoint)
             body = {"op": "error", "reason": str(failure), "retryable": failure.retryable}
         return self._answer(device, {**body, "re": rid})
-
-    def refuse(self, device: str, rid: Any, reason: str) -> list[Message]:
-        """An error answer to a request the hub does not handle (``rid``: its id)."""
-        return self._answer(device, {"op": "error", "reason": reason, "retryable": False, "re": rid})
 
     def _answer(self, device: str, body: dict[str, Any]) -> list[Message]:
         payload = wire.dumps({**body, "clock": self.now_ms()})
@@ -227,6 +227,8 @@ class HubCore:
 
     def targets(self, item: dict[str, Any]) -> list[str]:
         """The topics a cloud item (a new version of a pulled model) is published to."""
+        if reserved(item.get(self.key_names[0])):
+            return []  # a part of a payload the hub is joining
         model = self.plan.model_of(item)
         scope = _scope(item)
         version = version_of(item)

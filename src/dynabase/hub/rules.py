@@ -1,7 +1,7 @@
 """What the hub lets a device push, decided from the device's authenticated id (the MQTT client id), per change.
 
 A device may push a change when: its model syncs (enabled on both sides) ``up`` or ``both``; the change's
-``Key`` is the item's key; its version is the device's own (its node is the device id) and not dated more
+``Key`` is the item's key, its hash key not the hub's own (:data:`~dynabase.hub.parts.PREFIX`); its version is the device's own (its node is the device id) and not dated more
 than :data:`AHEAD_MS` ahead of the hub's clock; the item's scope is the device's scope of that model (the
 hub's table context with ``deviceId`` = the device: a model whose scope does not use ``deviceId``, or has
 none, is written by every device whose rendered scope is the same); and the item is valid against the schema
@@ -18,6 +18,7 @@ from ..clock import SYNC_ATTRS, version_parts
 from ..model.syncmeta import ModelSync, SyncPlan
 from ..sync.cloud import CONDITIONS
 from ..sync.wire import ProtocolError, item_in
+from .parts import PREFIX, reserved
 
 #: how far ahead of the hub's clock a pushed version may be dated (devices correct their clock by the hub's)
 AHEAD_MS = 5 * 60 * 1000
@@ -82,6 +83,8 @@ def refusal(
         return f"process.{model.name}.sync is {model.direction}: devices do not push it"
     if set(change["Key"]) != set(key_names) or any(source.get(n) != change["Key"][n] for n in key_names):
         return f"the change's Key is not the item's key ({', '.join(key_names)})"
+    if reserved(change["Key"][key_names[0]]):
+        return f"the key {key_names[0]} begins with {PREFIX!r}, the hub's own (payloads in parts)"
     ms, _, node = version_parts(change["Version"])
     if node != device:
         return f"the version {change['Version']!r} is not this device's (its node is not {device!r})"

@@ -12,6 +12,7 @@ import json
 import re
 import time
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 from ..transfer.codec import InvalidItem, decode_item, encode_item
@@ -28,6 +29,8 @@ MAX_JOINED = 16 * 1024 * 1024
 PART_TTL = 120.0
 #: a device id (the MQTT client id): one topic level, no wildcards
 _ID = re.compile(r"[A-Za-z0-9_.:@-]{1,128}")
+#: a payload's id in its parts (``split`` makes 32 hex digits)
+_PART_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class ProtocolError(ValueError):
@@ -146,52 +149,138 @@ def chunks(entries: list[dict[str, Any]], limit: int) -> list[list[dict[str, Any
     return [g for g in groups if g]
 
 
-class Joiner:
-    """Puts parts back together, per sender: ``add(sender, message)`` gives the whole message once its last
-    part came (None until then); incomplete payloads expire after :data:`PART_TTL` seconds."""
+@dataclass(frozen=True)
+class Part:
+    """One ``part`` message: slice ``n`` (from 0) of the ``of`` slices of payload ``ident``, its text ``data``."""
 
-    def __init__(self) -> None:
-        self._open: dict[tuple[str, str], tuple[float, int, dict[int, str]]] = {}
+    ident: str
+    n: int
+    of: int
+    data: str
 
-    def add(self, sender: str, message: dict[str, Any]) -> dict[str, Any] | None:
-        if message.get("op") != "part":
-            return message
+    @classmethod
+    def read(cls, message: dict[str, Any]) -> Part:
+        """The part a message is (ProtocolError when it is not a well-formed one)."""
         ident, n, total, data = (message.get(k) for k in ("id", "n", "of", "data"))
         if not (
             isinstance(ident, str) and isinstance(n, int) and isinstance(total, int) and isinstance(data, str)
         ):
             raise ProtocolError('a part has "id", "n", "of" and "data"')
-        if not 0 <= n < total <= MAX_PARTS:
-            raise ProtocolError(f"part {n} of {total}: at most {MAX_PARTS} parts")
+        check_part(ident, n, total, len(data))
+        return cls(ident, n, total, data)
+
+
+def is_part_id(text: str) -> bool:
+    """Whether ``text`` can be a payload's id in its parts."""
+    return bool(_PART_ID.fullmatch(text))
+
+
+def check_part(ident: str, n: int, of: int, size: int) -> None:
+    """ProtocolError unless part ``n`` of ``of`` of payload ``ident``, ``size`` characters long, is within the
+    protocol's limits (what a joiner checks of a message, and of what it stored about one)."""
+    if not is_part_id(ident):
+        raise ProtocolError(f"a part's id is 1-64 letters, digits, _ or -, not {ident[:80]!r}")
+    if not 0 <= n < of <= MAX_PARTS:
+        raise ProtocolError(f"part {n} of {of}: at most {MAX_PARTS} parts")
+    if not 0 <= size <= MAX_JOINED:
+        raise ProtocolError(f"a part of {size} bytes: payloads in parts are at most {MAX_JOINED} bytes")
+
+
+def check_room(size: int, others: int) -> None:
+    """ProtocolError when a payload of ``size`` and the sender's other open payloads (``others``, their sizes'
+    sum) pass :data:`MAX_JOINED`: the limit is one sender's open payloads together, not each."""
+    if size + others > MAX_JOINED:
+        raise ProtocolError(f"payloads in parts above {MAX_JOINED} bytes from one sender")
+
+
+class Assembly:
+    """What a joiner knows of one payload: its part count, when its first part came (``at``) and the size of
+    each part received (``sizes``: ``n`` -> characters). The in-memory :class:`Joiner` and the hub's durable
+    one (:mod:`dynabase.hub.parts`) both keep their payloads as these."""
+
+    def __init__(self, of: int, at: float) -> None:
+        self.of = of
+        self.at = at
+        self.sizes: dict[int, int] = {}
+
+    def add(self, n: int, of: int, size: int) -> None:
+        """Part ``n`` of ``of`` came (again: a duplicate replaces it); ProtocolError when ``of`` is not the
+        payload's part count."""
+        if of != self.of:
+            raise ProtocolError(f"part {n} of {of}: its payload's other parts say {self.of} parts")
+        self.sizes[n] = size
+
+    @property
+    def size(self) -> int:
+        return sum(self.sizes.values())
+
+    @property
+    def complete(self) -> bool:
+        return len(self.sizes) == self.of
+
+    def expired(self, now: float) -> bool:
+        return now - self.at > PART_TTL
+
+    def join(self, texts: dict[int, str]) -> dict[str, Any]:
+        """The message the parts' ``texts`` make (ProtocolError when one is missing or not of its size)."""
+        for n in range(self.of):
+            if len(texts.get(n, "")) != self.sizes.get(n, -1):
+                raise ProtocolError(f"part {n} of {self.of} is missing or not the part that came")
+        return loads("".join(texts[n] for n in range(self.of)))
+
+
+class Joiner:
+    """Puts parts back together in memory, per sender: ``add(sender, message)`` gives the whole message once
+    its last part came (None until then); incomplete payloads expire after :data:`PART_TTL` seconds. A part
+    that breaks a limit drops its payload (ProtocolError)."""
+
+    def __init__(self) -> None:
+        self._open: dict[tuple[str, str], tuple[Assembly, dict[int, str]]] = {}
+
+    def add(self, sender: str, message: dict[str, Any]) -> dict[str, Any] | None:
+        if message.get("op") != "part":
+            return message
+        part = Part.read(message)
         now = time.monotonic()
-        for stale in [k for k, (at, _, _) in self._open.items() if now - at > PART_TTL]:
+        for stale in [k for k, (payload, _) in self._open.items() if payload.expired(now)]:
             del self._open[stale]
-        at, size, parts = self._open.get((sender, ident), (now, 0, {}))
-        size += len(data) - len(parts.get(n, ""))
-        others = sum(s for (who, i), (_, s, _) in self._open.items() if who == sender and i != ident)
-        if size + others > MAX_JOINED:  # one sender's open payloads together, not each
-            self._open.pop((sender, ident), None)
-            raise ProtocolError(f"payloads in parts above {MAX_JOINED} bytes from one sender")
-        parts[n] = data
-        if len(parts) < total:
-            self._open[(sender, ident)] = (at, size, parts)
+        key = (sender, part.ident)
+        payload, texts = self._open.get(key) or (Assembly(part.of, now), {})
+        others = sum(p.size for (who, i), (p, _) in self._open.items() if who == sender and i != part.ident)
+        try:
+            payload.add(part.n, part.of, len(part.data))
+            check_room(payload.size, others)
+        except ProtocolError:
+            self._open.pop(key, None)
+            raise
+        texts[part.n] = part.data
+        if not payload.complete:
+            self._open[key] = (payload, texts)
             return None
-        self._open.pop((sender, ident), None)
-        return loads("".join(parts[i] for i in range(total)))
+        del self._open[key]
+        return payload.join(texts)
 
 
 __all__ = [
+    "MAX_JOINED",
+    "MAX_PARTS",
     "MAX_PAYLOAD",
+    "PART_TTL",
     "PROTOCOL",
+    "Assembly",
     "Joiner",
+    "Part",
     "ProtocolError",
     "check_id",
+    "check_part",
+    "check_room",
     "checked",
     "chunks",
     "device_of",
     "down_topic",
     "dumps",
     "hub_subscription",
+    "is_part_id",
     "item_in",
     "items_in",
     "items_out",

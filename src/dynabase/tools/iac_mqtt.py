@@ -9,7 +9,8 @@ hub -> every device (model M). On AWS:
 - the table's stream (``NEW_AND_OLD_IMAGES``) invokes a function running :data:`STREAM_HANDLER` through an
   event source mapping whose failed batches go to an SQS queue;
 - both functions publish through the IoT data plane (``iot:Publish`` on the down/shared topics only) and use
-  the table with the actions the hub needs; the environment names the schema file inside the deployment
+  the table with the actions the hub needs (the device-message function also reads in batches and deletes
+  the parts of the payloads it joins, under the joiner's reserved partition keys); the environment names the schema file inside the deployment
   package (``DYNABASE_SCHEMA``), the table (``DYNABASE_TABLE``) and the data endpoint
   (``DYNABASE_IOT_ENDPOINT``);
 - an IoT policy for the devices' certificates: each device connects, publishes, subscribes and receives on
@@ -29,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..hub.parts import PREFIX as PARTS_PREFIX
 from ..model.syncmeta import SYNC_INDEX
 from ..schema import Schema
 from . import iac
@@ -150,19 +152,32 @@ def _document(statements: list[dict[str, Any]]) -> dict[str, Any]:
     return {"Version": "2012-10-17", "Statement": statements}
 
 
-def _table_statements(schema: Schema, refs: _Refs) -> list[dict[str, Any]]:
+def _table_statements(schema: Schema, refs: _Refs, joins: bool = False) -> list[dict[str, Any]]:
     """The hub's table access: single-item reads and conditional writes on the table, Query on the table and
     its sync index. There is no ``dynamodb:TransactWriteItems`` action: a transaction's Put/Update/Delete
     are authorized as PutItem/UpdateItem/DeleteItem (DynamoDB developer guide, "Using IAM with DynamoDB
     transactions"); DeleteItem is granted only when a synced model has unique fields (the hub releases the
-    ``_unique#`` sentinels of changed values in the same transaction)."""
+    ``_unique#`` sentinels of changed values in the same transaction). ``joins``: the device-message
+    function's, which also reads items in batches (a device's ``get``, the parts of a payload it joins) and
+    deletes the parts it joined: items whose partition key begins with the joiner's prefix only (the
+    ``dynamodb:LeadingKeys`` condition key, developer guide "Using IAM policy conditions for fine-grained
+    access control"), unless DeleteItem is granted on the whole table already."""
     writes = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"]
-    if any(schema.models[m].unique_fields for m in iac.synced_models(schema) if m in schema.models):
+    deletes = any(schema.models[m].unique_fields for m in iac.synced_models(schema) if m in schema.models)
+    if deletes:
         writes.append("dynamodb:DeleteItem")
-    return [
+    statements = [
         _statement("SyncItems", sorted(writes), refs.table_arn),
         _statement("SyncQueries", "dynamodb:Query", [refs.table_arn, refs.sync_index_arn]),
     ]
+    if joins:
+        statements.append(_statement("ReadItemsInBatches", "dynamodb:BatchGetItem", refs.table_arn))
+    if joins and not deletes:
+        parts = {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": [PARTS_PREFIX + "*"]}}
+        statements.append(
+            {**_statement("DeleteJoinedParts", "dynamodb:DeleteItem", refs.table_arn), "Condition": parts}
+        )
+    return statements
 
 
 def _publish_statement(refs: _Refs, table: str, topics: tuple[str, ...]) -> dict[str, Any]:
@@ -183,7 +198,7 @@ def _function_policies(schema: Schema, refs: _Refs, table: str) -> dict[str, dic
         "dynamodb:GetShardIterator",
         "dynamodb:ListStreams",
     ]
-    device = _table_statements(schema, refs) + [_publish_statement(refs, table, ("down",))]
+    device = _table_statements(schema, refs, joins=True) + [_publish_statement(refs, table, ("down",))]
     stream = _table_statements(schema, refs) + [
         _publish_statement(refs, table, ("down", "shared")),
         _statement("ReadTableStream", reads, refs.streams_arn),
