@@ -128,6 +128,31 @@ def test_checkpoints_in_a_dynamodb_table(client, streams_client, table, make_tab
     assert (first.keys(), again.keys()) == (["a", "b"], ["c"])
 
 
+def test_a_running_consumer_reads_each_shards_checkpoint_from_its_store_once(client, streams_client, table):
+    """Its position is its own: later polls use what it saved (a busy hub read the store twice per poll)."""
+
+    class Counting(MemoryCheckpoints):
+        gets = 0
+
+        def get(self, *args: Any) -> Any:
+            Counting.gets += 1
+            return super().get(*args)
+
+    store = Counting()
+    put(client, table, "a")
+    recorder = Recorder()
+    running = consumer(client, streams_client, table, recorder, checkpoints=store)
+    running.run(until_idle=True)
+    first = Counting.gets
+    for key in ("b", "c", "d"):
+        put(client, table, key)
+        running.poll()
+    assert recorder.keys() == ["a", "b", "c", "d"]
+    shards = len(running._shards)
+    assert 0 < first <= 2 * shards and Counting.gets == first
+    assert store.get(running.name, running.stream_arn, next(iter(running._shards))).sequence is not None
+
+
 def test_a_handler_error_leaves_the_checkpoint_before_the_batch(client, streams_client, table, tmp_path):
     store = SqliteCheckpoints(str(tmp_path / "cp.db"))
     put(client, table, "a", "b", "c")

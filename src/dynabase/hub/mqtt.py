@@ -24,12 +24,17 @@ from .core import HubCore, Message
 log = logging.getLogger("dynabase.hub")
 #: seconds to wait for the broker to acknowledge a fan-out message before the batch is retried
 PUBLISH_WAIT = 30.0
+#: seconds at least between two reads of a busy stream (a write after a quiet spell is read at once): while
+#: devices push, each read takes what landed meanwhile, not a record or two (575 reads and as many checkpoint
+#: saves for 4,000 pushed changes without it; a quarter of the hub's work)
+POLL_GAP = 0.05
 
 
 class MqttHub:
     """Runs a :class:`HubCore` against a broker (``url``, credentials as :class:`~dynabase.sync.mqtt.Link`)
     and the table's stream (``streams``: a ``dynamodbstreams`` client; ``checkpoints``: where the consumer's
-    checkpoints are kept, durable for a hub that restarts)."""
+    checkpoints are kept, durable for a hub that restarts; ``poll_interval``: seconds between reads of an idle
+    stream, which a push the hub wrote cuts short; ``poll_gap``: :data:`POLL_GAP`)."""
 
     def __init__(
         self,
@@ -46,6 +51,7 @@ class MqttHub:
         client_id: str | None = None,
         workers: int = 4,
         poll_interval: float = 0.2,
+        poll_gap: float = POLL_GAP,
     ) -> None:
         self.core = core
         self.client_id = wire.check_id(
@@ -71,7 +77,9 @@ class MqttHub:
             streams=streams,
             name="dynabase-sync-hub",
             checkpoints=checkpoints,
-            options=Options(batch_size=1000, starting_position="LATEST", poll_interval=poll_interval),
+            options=Options(
+                batch_size=1000, starting_position="LATEST", poll_interval=poll_interval, poll_gap=poll_gap
+            ),
         )
         if core.on_write is None:  # a landed push is in the stream: fan it out now, not at the next poll
             core.on_write = self.consumer.wake.set

@@ -151,6 +151,9 @@ class Consumer:
         self._ended: set[str] = set()  # read to the end, not yet saved finished (a record is held)
         self._refreshed = 0.0
         self._lock = threading.Lock()
+        #: the checkpoints this consumer read or saved: its own position, so it reads the store once per shard
+        #: (each poll read it twice: most of an idle hub's requests, a sixth of a busy one's time)
+        self._known: dict[str, Checkpoint | None] = {}
 
     @classmethod
     def for_table(cls, client: Any, table_name: str, handler: Handler, **kwargs: Any) -> Consumer:
@@ -240,13 +243,23 @@ class Consumer:
                 return
             kwargs["ExclusiveStartShardId"] = last
 
+    def _checkpoint(self, shard_id: str) -> Checkpoint | None:
+        """The shard's saved checkpoint: read from the store the first time, then as this consumer saved it."""
+        if shard_id not in self._known:
+            self._known[shard_id] = self.checkpoints.get(self.name, self.stream_arn, shard_id)
+        return self._known[shard_id]
+
+    def _keep(self, shard_id: str, checkpoint: Checkpoint) -> None:
+        self.checkpoints.save(self.name, self.stream_arn, shard_id, checkpoint)
+        self._known[shard_id] = checkpoint
+
     def _finished(self, shard_id: str) -> bool:
-        checkpoint = self.checkpoints.get(self.name, self.stream_arn, shard_id)
+        checkpoint = self._checkpoint(shard_id)
         return checkpoint is not None and checkpoint.finished
 
     def checkpoint_of(self, shard: Shard) -> Checkpoint:
         """The shard's checkpoint; a first sight of a shard under a durable LATEST saves where it ends now."""
-        checkpoint = self.checkpoints.get(self.name, self.stream_arn, shard.id)
+        checkpoint = self._checkpoint(shard.id)
         if checkpoint is not None:
             return checkpoint
         position = self._start_of(shard)
@@ -254,17 +267,14 @@ class Consumer:
             return Checkpoint(since=float(int(self.options.starting_timestamp or 0)))
         if position == "LATEST" and self.durable:
             checkpoint = self._end_of(shard)
-            self.checkpoints.save(self.name, self.stream_arn, shard.id, checkpoint)
+            self._keep(shard.id, checkpoint)
             return checkpoint
         return Checkpoint()
 
     def _start_of(self, shard: Shard) -> str:
         """Where a shard without a checkpoint starts: the children of a shard this consumer read start at
         their first record, others at the starting position."""
-        if (
-            shard.parent is not None
-            and self.checkpoints.get(self.name, self.stream_arn, shard.parent) is not None
-        ):
+        if shard.parent is not None and self._checkpoint(shard.parent) is not None:
             return "TRIM_HORIZON"
         return self.options.starting_position
 
@@ -375,13 +385,13 @@ class Consumer:
             return
         sequence = unsaved[cut - 1] if cut else self._saved_sequence(shard_id)
         since = self._since.get(shard_id)
-        self.checkpoints.save(self.name, self.stream_arn, shard_id, Checkpoint(sequence, since, finished))
+        self._keep(shard_id, Checkpoint(sequence, since, finished))
         del unsaved[:cut]
         if finished:
             self._ended.discard(shard_id)
 
     def _saved_sequence(self, shard_id: str) -> str | None:
-        saved = self.checkpoints.get(self.name, self.stream_arn, shard_id)
+        saved = self._checkpoint(shard_id)
         return None if saved is None else saved.sequence
 
     def _save_released(self) -> None:
