@@ -128,6 +128,47 @@ def test_checkpoints_in_a_dynamodb_table(client, streams_client, table, make_tab
     assert (first.keys(), again.keys()) == (["a", "b"], ["c"])
 
 
+class _LosingTheRace:
+    """A client whose first DescribeTable of ``name`` gives its real answer (ResourceNotFoundException) after
+    another consumer's store has created the table: the interleaving of two hubs started at once, this one
+    losing the race to CreateTable. Every answer is the backend's own."""
+
+    def __init__(self, client: Any, name: str) -> None:
+        self.client, self.name, self.raced = client, name, False
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.client, attr)
+
+    def describe_table(self, **request: Any) -> Any:
+        if self.raced or request.get("TableName") != self.name:
+            return self.client.describe_table(**request)
+        self.raced = True
+        try:
+            return self.client.describe_table(**request)
+        finally:
+            TableCheckpoints(
+                self.client, self.name
+            )  # the other hub, between our DescribeTable and CreateTable
+
+
+def test_a_checkpoint_table_another_consumer_created_first_is_used(client, streams_client, table, make_table):
+    name = f"{table}-cp"
+    make_table.created.append(name)
+    losing = _LosingTheRace(client, name)
+    store = TableCheckpoints(losing, name)  # its CreateTable finds the table there: no error
+    assert losing.raced
+    put(client, table, "a", "b")
+    recorder = Recorder()
+    consumer(client, streams_client, table, recorder, checkpoints=store).run(until_idle=True)
+    assert recorder.keys() == ["a", "b"]
+    put(client, table, "c")
+    again = Recorder()  # the checkpoint it saved is the other store's too
+    consumer(client, streams_client, table, again, checkpoints=TableCheckpoints(client, name)).run(
+        until_idle=True
+    )
+    assert again.keys() == ["c"]
+
+
 def test_a_handler_error_leaves_the_checkpoint_before_the_batch(client, streams_client, table, tmp_path):
     store = SqliteCheckpoints(str(tmp_path / "cp.db"))
     put(client, table, "a", "b", "c")
