@@ -16,6 +16,7 @@ from backends import boto3_client
 from dynabase.hub import HubCore
 from dynabase.hub.mqtt import MqttHub
 from dynabase.model import Table
+from dynabase.streams.checkpoints import CheckpointStore
 from dynabase.sync import Sync, wire
 from dynabase.sync.mqtt import MqttCloud
 
@@ -142,12 +143,15 @@ class Fleet:
         self.syncs: list[Sync] = []
         self.hubs: list[tuple[MqttHub, threading.Event, threading.Thread]] = []
 
-    def start_hub(self, **options: Any) -> MqttHub:
+    def start_hub(self, checkpoints: CheckpointStore | None = None, **options: Any) -> MqttHub:
+        """A hub in a thread (``options``: its core's), its stream checkpoints in ``checkpoints`` (default: in
+        memory)."""
         core = HubCore(self.cloud, **options)
         hub = MqttHub(
             core,
             self.broker.url,
             streams=self.streams,
+            checkpoints=checkpoints,
             username=HUB_USER,
             password=password(HUB_USER),
             client_id=f"hub-{len(self.hubs)}",
@@ -159,6 +163,14 @@ class Fleet:
         assert ready.wait(PATIENCE), "the hub did not get ready"
         self.hubs.append((hub, stop, thread))
         return hub
+
+    def stop_hub(self, hub: MqttHub) -> None:
+        """Stop a hub :meth:`start_hub` started (its checkpoints saved, its connection closed)."""
+        for running, stop, thread in self.hubs:
+            if running is hub:
+                stop.set()
+                thread.join(PATIENCE)
+                assert not thread.is_alive(), "the hub did not stop"
 
     def device(
         self, device_id: str, schema: dict[str, Any] | None = None, db: str = ":memory:", **options: Any
