@@ -8,6 +8,7 @@ from typing import Any
 
 from dynabase.clock import VERSION_ATTR
 from dynabase.hub.core import HubCore
+from dynabase.streams.checkpoints import TableCheckpoints
 from dynabase.sync import wire
 
 from .conftest import Fleet, eventually
@@ -90,3 +91,25 @@ def test_two_hubs_side_by_side(fleet: Fleet, watching: Any) -> None:
     eventually(lambda: len(third.Note.find({})) == 20, "every note on dev3")
     eventually(lambda: all(sync.pending() == 0 for _, sync in devices), "every device in step")
     assert all(hub.handled > 0 for hub in hubs)  # both took pushes
+
+
+def test_failing_stream_reads_are_retried_and_the_fan_out_goes_on(fleet: Fleet) -> None:
+    """The stream's reads fail for a while (here: the table of the hub's checkpoints is gone); the hub goes on
+    answering devices, and fans out again once its reads work."""
+    store = f"{fleet.name}-sync-hub"
+    hub = fleet.start_hub(checkpoints=TableCheckpoints(fleet.client, store))
+    d1, s1 = fleet.device("dev1")
+    assert s1.sync_once().in_step  # connected and subscribed; from here on it does not pull
+    fleet.client.delete_table(TableName=store)
+    eventually(lambda: hub.stream_failures >= 1, "a failed read of the stream")
+    d1.Note.create({"id": "n1", "text": "while the reads fail"})
+    assert s1.sync_once().pushed == 1  # devices are answered meanwhile
+    TableCheckpoints(fleet.client, store)  # back (empty): the reader goes on from where it got to
+    fleet.cloud.Setting.create({"deviceId": "dev1", "name": "rate", "value": "5"})
+
+    def fanned_out() -> Any:  # by the fan-out alone: the device does not pull
+        s1.receive()
+        return d1.Setting.get({"deviceId": "dev1", "name": "rate"})
+
+    assert eventually(fanned_out, "the fan-out after the reads work again")["value"] == "5"
+    eventually(lambda: hub.fanned_out >= 1, "the hub's count")

@@ -18,12 +18,15 @@ from typing import Any
 from ..streams.checkpoints import CheckpointStore
 from ..streams.consumer import Consumer, Options
 from ..sync import wire
+from ..sync.loop import Backoff
 from ..sync.mqtt import Link
 from .core import HubCore, Message
 
 log = logging.getLogger("dynabase.hub")
 #: seconds to wait for the broker to acknowledge a fan-out message before the batch is retried
 PUBLISH_WAIT = 30.0
+#: seconds between attempts to read a stream whose reads fail: the first wait, and the longest
+STREAM_RETRY = (0.5, 30.0)
 
 
 class MqttHub:
@@ -77,6 +80,8 @@ class MqttHub:
             core.on_write = self.consumer.wake.set
         self.handled = 0
         self.fanned_out = 0
+        #: reads of the stream that failed and were retried (see :meth:`_read_stream`)
+        self.stream_failures = 0
 
     def _on_message(self, topic: str, payload: bytes) -> None:
         device = wire.device_of(topic, self.core.name)
@@ -101,6 +106,25 @@ class MqttHub:
         for topic, payload in messages:
             self.link.publish(topic, payload, wait=wait)
 
+    def _read_stream(self, stop: threading.Event) -> None:
+        """Read the stream until ``stop``. A failed read (the endpoint unreachable or throttling, the checkpoint
+        table gone) is logged and tried again with backoff from where the reader got to, while the hub goes on
+        answering devices: a reader that died would leave a hub that never fans out again."""
+        backoff = Backoff(*STREAM_RETRY)
+        while not stop.is_set():
+            handled = self.consumer.handled
+            try:
+                self.consumer.run(stop)
+            except Exception as error:
+                if self.consumer.handled != handled:
+                    backoff.reset()  # it read again before this failure: a new outage
+                self.stream_failures += 1
+                delay = backoff.next()
+                log.warning(
+                    "hub: reading the stream of %s failed (again in %.1f s): %r", self.core.name, delay, error
+                )
+                stop.wait(delay)
+
     def run(
         self, stop: threading.Event, ready: Callable[[], None] | None = None, timeout: float = 30.0
     ) -> None:
@@ -112,7 +136,7 @@ class MqttHub:
                 raise ConnectionError(f"cannot connect to the broker at {self.link.url}: {why}")
             self.consumer.prime()
             reader = threading.Thread(
-                target=self.consumer.run, args=(stop,), name="dynabase-hub-stream", daemon=True
+                target=self._read_stream, args=(stop,), name="dynabase-hub-stream", daemon=True
             )
             reader.start()
             if ready is not None:
