@@ -24,6 +24,7 @@ from processes import dynabase_command
 from .broker import HUB_USER, Broker
 from .commands import device_db, files, hub_command, sync_command
 from .conftest import SCHEMA, Fleet, eventually
+from .test_faults import stream_enabled_again
 
 
 @pytest.fixture
@@ -177,3 +178,7 @@ def test_the_commands_against_dynamodb_local(local_fleet: Fleet, tmp_path: Path)
     finally:
         if checkpoints in fleet.client.list_tables()["TableNames"]:
             fleet.client.delete_table(TableName=checkpoints)
+
+
+def test_a_stream_enabled_again_is_followed_on_dynamodb_local(local_fleet: Fleet) -> None:
+    stream_enabled_again(local_fleet)

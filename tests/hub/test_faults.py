@@ -113,3 +113,35 @@ def test_failing_stream_reads_are_retried_and_the_fan_out_goes_on(fleet: Fleet) 
 
     assert eventually(fanned_out, "the fan-out after the reads work again")["value"] == "5"
     eventually(lambda: hub.fanned_out >= 1, "the hub's count")
+
+
+def stream_enabled_again(fleet: Fleet) -> None:
+    """The table's stream is disabled and enabled again (a new stream, another ARN) under a running hub: the
+    hub reads the old stream to its end, then the new one from its start; a device receives what each held."""
+    hub = fleet.start_hub()
+    first = hub.consumer.stream_arn
+    d1, s1 = fleet.device("dev1")
+    assert s1.sync_once().in_step  # connected and subscribed; from here on it does not pull
+    fleet.cloud.Setting.create({"deviceId": "dev1", "name": "a", "value": "1"})  # in the first stream
+    fleet.client.update_table(TableName=fleet.name, StreamSpecification={"StreamEnabled": False})
+    fleet.client.update_table(
+        TableName=fleet.name,
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
+    )
+    fleet.cloud.Setting.create({"deviceId": "dev1", "name": "b", "value": "2"})  # in the second
+    fanned: list[dict[str, Any]] = []
+
+    def both() -> bool:
+        fanned.extend(s1.transport.take_changes())
+        return {item["sk"]["S"] for item in fanned} >= {"setting#a", "setting#b"}
+
+    eventually(both, "both settings fanned out to dev1")
+    assert (
+        hub.consumer.stream_arn
+        == fleet.client.describe_table(TableName=fleet.name)["Table"]["LatestStreamArn"]
+    )
+    assert hub.consumer.stream_arn != first
+
+
+def test_a_stream_enabled_again_is_followed(fleet: Fleet) -> None:
+    stream_enabled_again(fleet)

@@ -4,6 +4,7 @@ batches, checkpoints, starting positions, filters, retries, bisect-on-error and 
 from __future__ import annotations
 
 import re
+import threading
 import time
 from typing import Any
 
@@ -167,6 +168,25 @@ def test_a_checkpoint_table_another_consumer_created_first_is_used(client, strea
         until_idle=True
     )
     assert again.keys() == ["c"]
+
+
+def test_a_disabled_stream_is_exhausted_once_read_to_its_end(client, streams_client, table):
+    put(client, table, "a", "b")
+    recorder = Recorder()
+    c = consumer(client, streams_client, table, recorder)
+    c.run(until_idle=True)
+    assert not c.exhausted  # enabled: more may come
+    put(client, table, "c")
+    client.update_table(TableName=table, StreamSpecification={"StreamEnabled": False})
+    stop = threading.Event()
+    guard = threading.Timer(30, stop.set)  # a hang guard: it returns as soon as it has read "c"
+    guard.start()
+    try:
+        c.run(stop, until_disabled=True)
+    finally:
+        guard.cancel()
+    assert not stop.is_set() and c.exhausted and c.status == "DISABLED"
+    assert recorder.keys() == ["a", "b", "c"]
 
 
 def test_a_handler_error_leaves_the_checkpoint_before_the_batch(client, streams_client, table, tmp_path):

@@ -13,10 +13,11 @@ import socket
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 from ..streams.checkpoints import CheckpointStore
-from ..streams.consumer import Consumer, Options
+from ..streams.consumer import Consumer, NoStreamError, Options, stream_arn
 from ..sync import wire
 from ..sync.loop import Backoff
 from ..sync.mqtt import Link
@@ -32,7 +33,8 @@ STREAM_RETRY = (0.5, 30.0)
 class MqttHub:
     """Runs a :class:`HubCore` against a broker (``url``, credentials as :class:`~dynabase.sync.mqtt.Link`)
     and the table's stream (``streams``: a ``dynamodbstreams`` client; ``checkpoints``: where the consumer's
-    checkpoints are kept, durable for a hub that restarts)."""
+    checkpoints are kept, durable for a hub that restarts). When the table's stream is disabled, the hub reads
+    it to its end, then the table's next stream (enabled again: a new ARN) from its start."""
 
     def __init__(
         self,
@@ -114,7 +116,8 @@ class MqttHub:
         while not stop.is_set():
             handled = self.consumer.handled
             try:
-                self.consumer.run(stop)
+                self.consumer.run(stop, until_disabled=True)
+                self._follow(stop)
             except Exception as error:
                 if self.consumer.handled != handled:
                     backoff.reset()  # it read again before this failure: a new outage
@@ -124,6 +127,37 @@ class MqttHub:
                     "hub: reading the stream of %s failed (again in %.1f s): %r", self.core.name, delay, error
                 )
                 stop.wait(delay)
+
+    def _follow(self, stop: threading.Event) -> None:
+        """The stream is disabled and read to its end: wait for the table's next stream, then read it from its
+        start (none of it was fanned out yet)."""
+        old = self.consumer
+        warned = False
+        while not stop.is_set():
+            try:
+                arn = stream_arn(self.core.table.client, self.core.name)
+            except NoStreamError:
+                arn = old.stream_arn
+            if arn != old.stream_arn:
+                follower = Consumer(
+                    old.streams,
+                    arn,
+                    self._on_records,
+                    name=old.name,
+                    checkpoints=old.checkpoints,
+                    options=replace(old.options, starting_position="TRIM_HORIZON"),
+                )
+                follower.wake = old.wake  # the same event: pushes and signals wake whichever reads
+                self.consumer = follower
+                log.warning("hub: the stream of %s was enabled again: reading %s", self.core.name, arn)
+                return
+            if not warned:
+                log.warning(
+                    "hub: the stream of %s is disabled: nothing is fanned out until it is enabled",
+                    self.core.name,
+                )
+                warned = True
+            stop.wait(old.options.shard_refresh)
 
     def run(
         self, stop: threading.Event, ready: Callable[[], None] | None = None, timeout: float = 30.0
