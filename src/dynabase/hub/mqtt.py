@@ -131,6 +131,9 @@ class MqttHub:
     def _follow(self, stop: threading.Event) -> None:
         """The stream is disabled and read to its end: wait for the table's next stream, then read it from its
         start (none of it was fanned out yet)."""
+        # AWS closes a disabled stream's open shards, and enabling the stream again creates a new stream with
+        # another ARN, found as the table's LatestStreamArn (the DynamoDB Developer Guide, "Change data capture
+        # for DynamoDB Streams", Enabling a stream); DynamoDB Local and the embedded engine do the same
         old = self.consumer
         warned = False
         while not stop.is_set():
