@@ -1,7 +1,9 @@
 """The hub's cloud table on DynamoDB Local with its stream on (NEW_AND_OLD_IMAGES): devices' pushes land there
 with the devices' versions, and the table's stream -- read through DynamoDB Local's own ``dynamodbstreams``
-API -- fans them and the cloud's own writes out to the devices of their scope. In process, then as the
-``dynabase sync-hub --endpoint-url`` and ``dynabase sync --mqtt`` commands."""
+API -- fans them and the cloud's own writes out to the devices of their scope. In process (a refused push, a
+hub restarted over its checkpoints, the stream disabled and enabled again), then as the ``dynabase sync-hub
+--endpoint-url`` and ``dynabase sync --mqtt`` commands. Skipped only when DynamoDB Local cannot be installed
+or started, or ``DYNABASE_BACKENDS`` leaves it out."""
 
 from __future__ import annotations
 
@@ -26,6 +28,12 @@ from .commands import device_db, files, hub_command, sync_command
 from .conftest import SCHEMA, Fleet, eventually
 from .test_faults import stream_enabled_again
 
+#: DynamoDB Local keeps a database per access key and region: a command's are the harness's, as the fleet's
+_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": FAKE_CREDENTIALS["aws_access_key_id"],
+    "AWS_SECRET_ACCESS_KEY": FAKE_CREDENTIALS["aws_secret_access_key"],
+}
+
 
 @pytest.fixture
 def endpoint(request: pytest.FixtureRequest) -> str:
@@ -40,7 +48,7 @@ def endpoint(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def local_fleet(broker: Broker, tmp_path: Path, endpoint: str) -> Iterator[Fleet]:
+def local_fleet(endpoint: str, broker: Broker, tmp_path: Path) -> Iterator[Fleet]:
     fleet = Fleet(broker, tmp_path, endpoint=endpoint)
     try:
         yield fleet
@@ -129,17 +137,13 @@ def test_the_commands_against_dynamodb_local(local_fleet: Fleet, tmp_path: Path)
     process; dev2, in process, receives dev1's push from the hubs' fan-out."""
     fleet = local_fleet
     schema, secrets = files(tmp_path)
-    env = {  # DynamoDB Local keeps a database per access key and region: the harness's, as the fleet's clients
-        "AWS_ACCESS_KEY_ID": FAKE_CREDENTIALS["aws_access_key_id"],
-        "AWS_SECRET_ACCESS_KEY": FAKE_CREDENTIALS["aws_secret_access_key"],
-    }
     args = [*hub_command(fleet, schema), "--region", REGION, "--poll", "0.1"]
     args += ["--username", HUB_USER, "--password-file", secrets[HUB_USER]]
     checkpoints = f"{fleet.name}-sync-hub"
     try:
         with (
-            dynabase_command([*args, "--client-id", "hub-a"], env=env) as hub_a,
-            dynabase_command([*args, "--client-id", "hub-b"], env=env) as hub_b,
+            dynabase_command([*args, "--client-id", "hub-a"], env=_CREDENTIALS) as hub_a,
+            dynabase_command([*args, "--client-id", "hub-b"], env=_CREDENTIALS) as hub_b,
         ):
             hubs = (hub_a, hub_b)
             for hub in hubs:
@@ -182,3 +186,14 @@ def test_the_commands_against_dynamodb_local(local_fleet: Fleet, tmp_path: Path)
 
 def test_a_stream_enabled_again_is_followed_on_dynamodb_local(local_fleet: Fleet) -> None:
     stream_enabled_again(local_fleet)
+
+
+def test_sync_hub_names_a_table_without_its_stream(local_fleet: Fleet, tmp_path: Path) -> None:
+    fleet = local_fleet
+    schema, secrets = files(tmp_path)
+    fleet.client.update_table(TableName=fleet.name, StreamSpecification={"StreamEnabled": False})
+    args = [*hub_command(fleet, schema), "--region", REGION]
+    args += ["--username", HUB_USER, "--password-file", secrets[HUB_USER]]
+    with dynabase_command(args, env=_CREDENTIALS) as hub:
+        assert hub.process.wait(60) == 1
+        assert f"dynabase sync-hub: table {fleet.name} has no stream enabled: enable one" in hub.rest()
