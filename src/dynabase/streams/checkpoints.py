@@ -108,15 +108,14 @@ class TableCheckpoints:
             )
         except self.client.exceptions.ResourceInUseException:
             # another consumer sharing the store (a hub side by side, started at the same time) created it
-            # between our DescribeTable and CreateTable: CreateTable of an existing table is
-            # ResourceInUseException on AWS as on DynamoDB Local (the DynamoDB API reference, CreateTable's
-            # errors: "you attempted to recreate an existing table")
+            # between our DescribeTable and CreateTable: AWS answers CreateTable of an existing table with
+            # ResourceInUseException (the DynamoDB API reference, CreateTable's errors), and so does DynamoDB Local
             pass
 
     def _wait_active(self) -> None:
         """Until the table is ACTIVE: on AWS a new table is CREATING for a while, also when another consumer
-        created it, and the item calls on it fail meanwhile (the DynamoDB API reference's
-        ResourceNotFoundException: the table's "status might not be ACTIVE")."""
+        created it, and item calls on a table that is not ACTIVE fail with ResourceNotFoundException (the
+        DynamoDB API reference, that error's description)."""
         deadline = time.monotonic() + 300
         while self.client.describe_table(TableName=self.table_name)["Table"]["TableStatus"] != "ACTIVE":
             if time.monotonic() > deadline:
