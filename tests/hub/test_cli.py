@@ -257,8 +257,14 @@ def test_the_hub_over_an_endpoint_with_streams(broker: Broker, tmp_path: Path, w
             hub.wait_for("sync-hub: ready")
             device = Table("app", dynabase.connect(":memory:"), SCHEMA, side="device")
             device.create_table()
+            # a short timeout: the watching loop's request after the hub stopped held the teardown 30 s
             transport = MqttCloud(
-                broker.url, table="app", device_id="dev1", username="dev1", password=password("dev1")
+                broker.url,
+                table="app",
+                device_id="dev1",
+                username="dev1",
+                password=password("dev1"),
+                timeout=2.0,
             )
             sync = Sync(device, transport)
             try:
