@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 
 import dynabase
+from backends import boto3_client
 from dynabase.hub import HubCore
 from dynabase.hub.mqtt import MqttHub
 from dynabase.model import Table
+from dynabase.streams.checkpoints import CheckpointStore
 from dynabase.sync import Sync, wire
 from dynabase.sync.mqtt import MqttCloud
 
@@ -113,26 +115,43 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
 
 
 class Fleet:
-    """A cloud table (an embedded database file, stream on), a hub over the broker, devices over MQTT."""
+    """A cloud table (stream on), a hub over the broker, devices over MQTT. The table is in an embedded
+    database file, or behind ``endpoint`` (DynamoDB Local, say: boto3 clients with the harness's fake
+    credentials and region)."""
 
-    def __init__(self, broker: Broker, directory: Path, schema: dict[str, Any] = SCHEMA) -> None:
+    def __init__(
+        self,
+        broker: Broker,
+        directory: Path,
+        schema: dict[str, Any] = SCHEMA,
+        endpoint: str | None = None,
+    ) -> None:
         self.broker = broker
         self.directory = directory
         self.schema = schema
+        self.endpoint = endpoint
         self.name = f"app{uuid.uuid4().hex[:6]}"
         self.cloud_path = directory / "cloud.db"
-        self.client = dynabase.connect(str(self.cloud_path))
+        if endpoint is None:
+            self.client = dynabase.connect(str(self.cloud_path))
+            self.streams = self.client.streams()
+        else:
+            self.client = boto3_client("dynamodb", endpoint)
+            self.streams = boto3_client("dynamodbstreams", endpoint)
         self.cloud = Table(self.name, self.client, schema, side="cloud")
         self.cloud.create_table(stream="NEW_AND_OLD_IMAGES")
         self.syncs: list[Sync] = []
         self.hubs: list[tuple[MqttHub, threading.Event, threading.Thread]] = []
 
-    def start_hub(self, **options: Any) -> MqttHub:
+    def start_hub(self, checkpoints: CheckpointStore | None = None, **options: Any) -> MqttHub:
+        """A hub in a thread (``options``: its core's), its stream checkpoints in ``checkpoints`` (default: in
+        memory)."""
         core = HubCore(self.cloud, **options)
         hub = MqttHub(
             core,
             self.broker.url,
-            streams=self.client.streams(),
+            streams=self.streams,
+            checkpoints=checkpoints,
             username=HUB_USER,
             password=password(HUB_USER),
             client_id=f"hub-{len(self.hubs)}",
@@ -144,6 +163,14 @@ class Fleet:
         assert ready.wait(PATIENCE), "the hub did not get ready"
         self.hubs.append((hub, stop, thread))
         return hub
+
+    def stop_hub(self, hub: MqttHub) -> None:
+        """Stop a hub :meth:`start_hub` started (its checkpoints saved, its connection closed)."""
+        for running, stop, thread in self.hubs:
+            if running is hub:
+                stop.set()
+                thread.join(PATIENCE)
+                assert not thread.is_alive(), "the hub did not stop"
 
     def device(
         self, device_id: str, schema: dict[str, Any] | None = None, db: str = ":memory:", **options: Any
@@ -177,6 +204,10 @@ class Fleet:
         for _, stop, thread in self.hubs:
             stop.set()
             thread.join(PATIENCE)
+        if self.endpoint is not None:  # a server that outlives the test: leave nothing behind in it
+            self.client.delete_table(TableName=self.name)
+            self.client.close()
+            self.streams.close()
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
-import json
 import signal
 from pathlib import Path
 from typing import Any
@@ -18,79 +17,31 @@ from dynabase.model import Table
 from processes import dynabase_command
 
 from .broker import HUB_USER, Broker
+from .commands import device_db, files, hub_command, sync_command
 from .conftest import SCHEMA, Fleet, eventually, password
 
 
-def _files(directory: Path) -> tuple[str, dict[str, str]]:
-    schema = directory / "schema.json"
-    schema.write_text(json.dumps(SCHEMA))
-    secrets = {}
-    for user in (HUB_USER, "dev1", "dev2"):
-        path = directory / f"{user}.pw"
-        path.write_text(password(user) + "\n")
-        secrets[user] = str(path)
-    return str(schema), secrets
-
-
-def _device_db(fleet: Fleet, path: Path) -> Table:
-    table = Table(fleet.name, dynabase.connect(str(path)), SCHEMA, side="device")
-    table.create_table()
-    return table
-
-
-def _hub(fleet: Fleet, schema: str) -> list[str]:
-    """``dynabase sync-hub`` over the fleet's embedded cloud database and broker (credentials to add)."""
-    return [
-        "sync-hub",
-        schema,
-        "--table",
-        fleet.name,
-        "--db",
-        str(fleet.cloud_path),
-        "--mqtt",
-        fleet.broker.url,
-    ]
-
-
-def _sync(fleet: Fleet, schema: str, db: Path, device: str, secret: str, *more: str) -> list[str]:
-    return [
-        "sync",
-        *more,
-        schema,
-        "--db",
-        str(db),
-        "--table",
-        fleet.name,
-        "--mqtt",
-        fleet.broker.url,
-        "--device-id",
-        device,
-        "--username",
-        device,
-        "--password-file",
-        secret,
-    ]
-
-
 def test_the_hub_and_a_device_as_commands(fleet: Fleet, tmp_path: Path) -> None:
-    schema, secrets = _files(tmp_path)
-    hub_args = _hub(fleet, schema)
+    schema, secrets = files(tmp_path)
+    hub_args = hub_command(fleet, schema)
     with dynabase_command([*hub_args, "--username", HUB_USER, "--password-file", secrets[HUB_USER]]) as hub:
         hub.wait_for("sync-hub: ready")
         db = tmp_path / "dev1.db"
-        device = _device_db(fleet, db)
+        device = device_db(fleet, db)
         device.Note.create({"id": "n1", "text": "from dev1"})
         device.client.close()
         fleet.cloud.Setting.create({"deviceId": "dev1", "name": "rate", "value": "5"})
-        with dynabase_command([*_sync(fleet, schema, db, "dev1", secrets["dev1"]), "--once"]) as once:
+        with dynabase_command([*sync_command(fleet, schema, db, "dev1", secrets["dev1"]), "--once"]) as once:
             assert once.process.wait(60) == 0, once.rest()
             assert "in step: pushed 1, pulled 1" in once.rest()
         assert fleet.cloud_item("note#", "note#n1")["text"] == {"S": "from dev1"}
-        with dynabase_command(_sync(fleet, schema, db, "dev1", secrets["dev1"], "status")) as status:
+        with dynabase_command(sync_command(fleet, schema, db, "dev1", secrets["dev1"], "status")) as status:
             assert status.process.wait(60) == 0
             assert "pending changes: 0" in status.rest("stdout")
         # --watch: the hub's fan-out reaches the device database while it runs; SIGTERM stops it
-        with dynabase_command([*_sync(fleet, schema, db, "dev1", secrets["dev1"]), "--watch"]) as watch:
+        with dynabase_command(
+            [*sync_command(fleet, schema, db, "dev1", secrets["dev1"]), "--watch"]
+        ) as watch:
             watch.wait_for("sync: watching (device dev1)")
             fleet.cloud.Setting.update({"deviceId": "dev1", "name": "rate", "value": "6"})
             reader = Table(fleet.name, dynabase.connect(str(db)), SCHEMA, side="device")
@@ -104,11 +55,11 @@ def test_the_hub_and_a_device_as_commands(fleet: Fleet, tmp_path: Path) -> None:
             assert watch.stop(signal.SIGTERM) == 0
         # a device with the wrong password: a clear failure, nothing written
         db2 = tmp_path / "dev2.db"
-        _device_db(fleet, db2).client.close()
+        device_db(fleet, db2).client.close()
         wrong = tmp_path / "wrong.pw"
         wrong.write_text("nope\n")
         with dynabase_command(
-            [*_sync(fleet, schema, db2, "dev2", str(wrong)), "--once", "--retries", "1"]
+            [*sync_command(fleet, schema, db2, "dev2", str(wrong)), "--once", "--retries", "1"]
         ) as bad:
             assert bad.process.wait(90) == 1
             assert "refused the connection" in bad.rest() or "cannot reach" in bad.rest()
@@ -117,7 +68,7 @@ def test_the_hub_and_a_device_as_commands(fleet: Fleet, tmp_path: Path) -> None:
 
 
 def test_the_commands_name_what_is_wrong(fleet: Fleet, tmp_path: Path) -> None:
-    schema, secrets = _files(tmp_path)
+    schema, secrets = files(tmp_path)
     db = tmp_path / "dev.db"
     cases = [
         (
@@ -153,10 +104,19 @@ def test_the_commands_name_what_is_wrong(fleet: Fleet, tmp_path: Path) -> None:
             1,
             "must be mqtt://HOST:PORT or mqtts://HOST:PORT",
         ),
-        ([*_sync(fleet, schema, db, "dev1", str(tmp_path / "missing.pw")), "--once"], 1, "--password-file"),
-        ([*_sync(fleet, schema, db, "dev/1", secrets["dev1"]), "--once"], 1, "the device id 'dev/1'"),
         (
-            [*_sync(fleet, schema, db, "dev1", secrets["dev1"]), "--once", "--endpoint-url", "http://x"],
+            [*sync_command(fleet, schema, db, "dev1", str(tmp_path / "missing.pw")), "--once"],
+            1,
+            "--password-file",
+        ),
+        ([*sync_command(fleet, schema, db, "dev/1", secrets["dev1"]), "--once"], 1, "the device id 'dev/1'"),
+        (
+            [
+                *sync_command(fleet, schema, db, "dev1", secrets["dev1"]),
+                "--once",
+                "--endpoint-url",
+                "http://x",
+            ],
             2,
             "--mqtt syncs through a hub",
         ),
@@ -256,17 +216,17 @@ def tls_fleet(tmp_path: Path) -> Any:
 
 def test_mqtts_with_client_certificates(tls_fleet: Any, tmp_path: Path) -> None:
     fleet, certs = tls_fleet
-    schema, _ = _files(tmp_path)
+    schema, _ = files(tmp_path)
     ca = certs["ca"] + ".pem"
 
     def cert(stem: str) -> list[str]:
         return ["--cert", certs[stem] + ".pem", "--key", certs[stem] + ".key", "--ca", ca]
 
-    hub_args = _hub(fleet, schema)
+    hub_args = hub_command(fleet, schema)
     with dynabase_command([*hub_args, "--client-id", "the-hub", *cert(HUB_USER)]) as hub:
         hub.wait_for("sync-hub: ready")
         db = tmp_path / "dev1.db"
-        device = _device_db(fleet, db)
+        device = device_db(fleet, db)
         device.Note.create({"id": "n1", "text": "over TLS"})
         device.client.close()
         args = ["sync", schema, "--db", str(db), "--table", fleet.name, "--mqtt", fleet.broker.url]
@@ -284,7 +244,7 @@ def test_the_hub_over_an_endpoint_with_streams(broker: Broker, tmp_path: Path, w
     from dynabase.sync import Sync
     from dynabase.sync.mqtt import MqttCloud
 
-    schema, secrets = _files(tmp_path)
+    schema, secrets = files(tmp_path)
     with start_subprocess(":memory:", args=["-q"]) as served:
         client = boto3_client("dynamodb", served.url)
         cloud = Table("app", client, SCHEMA, side="cloud")
@@ -297,8 +257,14 @@ def test_the_hub_over_an_endpoint_with_streams(broker: Broker, tmp_path: Path, w
             hub.wait_for("sync-hub: ready")
             device = Table("app", dynabase.connect(":memory:"), SCHEMA, side="device")
             device.create_table()
+            # a short timeout: the watching loop's request after the hub stopped held the teardown 30 s
             transport = MqttCloud(
-                broker.url, table="app", device_id="dev1", username="dev1", password=password("dev1")
+                broker.url,
+                table="app",
+                device_id="dev1",
+                username="dev1",
+                password=password("dev1"),
+                timeout=2.0,
             )
             sync = Sync(device, transport)
             try:
@@ -320,8 +286,8 @@ def test_a_hub_killed_with_sigkill_mid_pushes_loses_nothing_and_applies_nothing_
     """``kill -9`` of the ``sync-hub`` process while a device's pushes flow: some of them were written and never
     answered. The device asks again until a hub answers; the next hub finds those versions there already. Every
     change lands once, with the version the device gave it, and nothing is refused."""
-    schema, secrets = _files(tmp_path)
-    hub_args = [*_hub(fleet, schema), "--username", HUB_USER, "--password-file", secrets[HUB_USER]]
+    schema, secrets = files(tmp_path)
+    hub_args = [*hub_command(fleet, schema), "--username", HUB_USER, "--password-file", secrets[HUB_USER]]
     device, sync = fleet.device("dev1", timeout=2.0)
     with dynabase_command(hub_args) as hub:
         hub.wait_for("sync-hub: ready")

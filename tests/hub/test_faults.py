@@ -8,6 +8,7 @@ from typing import Any
 
 from dynabase.clock import VERSION_ATTR
 from dynabase.hub.core import HubCore
+from dynabase.streams.checkpoints import TableCheckpoints
 from dynabase.sync import wire
 
 from .conftest import Fleet, eventually
@@ -90,3 +91,60 @@ def test_two_hubs_side_by_side(fleet: Fleet, watching: Any) -> None:
     eventually(lambda: len(third.Note.find({})) == 20, "every note on dev3")
     eventually(lambda: all(sync.pending() == 0 for _, sync in devices), "every device in step")
     assert all(hub.handled > 0 for hub in hubs)  # both took pushes
+
+
+def test_failing_stream_reads_are_retried_and_the_fan_out_goes_on(fleet: Fleet) -> None:
+    """The stream's reads fail for a while (here: the table of the hub's checkpoints is gone); the hub goes on
+    answering devices, and fans out again once its reads work."""
+    store = f"{fleet.name}-sync-hub"
+    hub = fleet.start_hub(checkpoints=TableCheckpoints(fleet.client, store))
+    d1, s1 = fleet.device("dev1")
+    assert s1.sync_once().in_step  # connected and subscribed; from here on it does not pull
+    fleet.client.delete_table(TableName=store)
+    # a record to read: the hub fans it out, then cannot save its checkpoint (it reads its own position from
+    # the store once, so an idle hub would not notice the missing table)
+    fleet.cloud.Setting.create({"deviceId": "dev1", "name": "early", "value": "1"})
+    eventually(lambda: hub.stream_failures >= 1, "a failed read of the stream")
+    d1.Note.create({"id": "n1", "text": "while the reads fail"})
+    assert s1.sync_once().pushed == 1  # devices are answered meanwhile
+    TableCheckpoints(fleet.client, store)  # back (empty): the reader goes on from where it got to
+    fleet.cloud.Setting.create({"deviceId": "dev1", "name": "rate", "value": "5"})
+
+    def fanned_out() -> Any:  # by the fan-out alone: the device does not pull
+        s1.receive()
+        return d1.Setting.get({"deviceId": "dev1", "name": "rate"})
+
+    assert eventually(fanned_out, "the fan-out after the reads work again")["value"] == "5"
+    eventually(lambda: hub.fanned_out >= 1, "the hub's count")
+
+
+def stream_enabled_again(fleet: Fleet) -> None:
+    """The table's stream is disabled and enabled again (a new stream, another ARN) under a running hub: the
+    hub reads the old stream to its end, then the new one from its start; a device receives what each held."""
+    hub = fleet.start_hub()
+    first = hub.consumer.stream_arn
+    d1, s1 = fleet.device("dev1")
+    assert s1.sync_once().in_step  # connected and subscribed; from here on it does not pull
+    fleet.cloud.Setting.create({"deviceId": "dev1", "name": "a", "value": "1"})  # in the first stream
+    fleet.client.update_table(TableName=fleet.name, StreamSpecification={"StreamEnabled": False})
+    fleet.client.update_table(
+        TableName=fleet.name,
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
+    )
+    fleet.cloud.Setting.create({"deviceId": "dev1", "name": "b", "value": "2"})  # in the second
+    fanned: list[dict[str, Any]] = []
+
+    def both() -> bool:
+        fanned.extend(s1.transport.take_changes())
+        return {item["sk"]["S"] for item in fanned} >= {"setting#a", "setting#b"}
+
+    eventually(both, "both settings fanned out to dev1")
+    assert (
+        hub.consumer.stream_arn
+        == fleet.client.describe_table(TableName=fleet.name)["Table"]["LatestStreamArn"]
+    )
+    assert hub.consumer.stream_arn != first
+
+
+def test_a_stream_enabled_again_is_followed(fleet: Fleet) -> None:
+    stream_enabled_again(fleet)

@@ -4,6 +4,7 @@ batches, checkpoints, starting positions, filters, retries, bisect-on-error and 
 from __future__ import annotations
 
 import re
+import threading
 import time
 from typing import Any
 
@@ -151,6 +152,66 @@ def test_a_running_consumer_reads_each_shards_checkpoint_from_its_store_once(cli
     shards = len(running._shards)
     assert 0 < first <= 2 * shards and Counting.gets == first
     assert store.get(running.name, running.stream_arn, next(iter(running._shards))).sequence is not None
+
+
+class _LosingTheRace:
+    """A client whose first DescribeTable of ``name`` gives its real answer (ResourceNotFoundException) after
+    another consumer's store has created the table: the interleaving of two hubs started at once, this one
+    losing the race to CreateTable. Every answer is the backend's own."""
+
+    def __init__(self, client: Any, name: str) -> None:
+        self.client, self.name, self.raced = client, name, False
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.client, attr)
+
+    def describe_table(self, **request: Any) -> Any:
+        if self.raced or request.get("TableName") != self.name:
+            return self.client.describe_table(**request)
+        self.raced = True
+        try:
+            return self.client.describe_table(**request)
+        finally:
+            TableCheckpoints(
+                self.client, self.name
+            )  # the other hub, between our DescribeTable and CreateTable
+
+
+def test_a_checkpoint_table_another_consumer_created_first_is_used(client, streams_client, table, make_table):
+    name = f"{table}-cp"
+    make_table.created.append(name)
+    losing = _LosingTheRace(client, name)
+    store = TableCheckpoints(losing, name)  # its CreateTable finds the table there: no error
+    assert losing.raced
+    put(client, table, "a", "b")
+    recorder = Recorder()
+    consumer(client, streams_client, table, recorder, checkpoints=store).run(until_idle=True)
+    assert recorder.keys() == ["a", "b"]
+    put(client, table, "c")
+    again = Recorder()  # the checkpoint it saved is the other store's too
+    consumer(client, streams_client, table, again, checkpoints=TableCheckpoints(client, name)).run(
+        until_idle=True
+    )
+    assert again.keys() == ["c"]
+
+
+def test_a_disabled_stream_is_exhausted_once_read_to_its_end(client, streams_client, table):
+    put(client, table, "a", "b")
+    recorder = Recorder()
+    c = consumer(client, streams_client, table, recorder)
+    c.run(until_idle=True)
+    assert not c.exhausted  # enabled: more may come
+    put(client, table, "c")
+    client.update_table(TableName=table, StreamSpecification={"StreamEnabled": False})
+    stop = threading.Event()
+    guard = threading.Timer(30, stop.set)  # a hang guard: it returns as soon as it has read "c"
+    guard.start()
+    try:
+        c.run(stop, until_disabled=True)
+    finally:
+        guard.cancel()
+    assert not stop.is_set() and c.exhausted and c.status == "DISABLED"
+    assert recorder.keys() == ["a", "b", "c"]
 
 
 def test_a_handler_error_leaves_the_checkpoint_before_the_batch(client, streams_client, table, tmp_path):

@@ -13,11 +13,13 @@ import socket
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 from ..streams.checkpoints import CheckpointStore
-from ..streams.consumer import Consumer, Options
+from ..streams.consumer import Consumer, NoStreamError, Options, stream_arn
 from ..sync import wire
+from ..sync.loop import Backoff
 from ..sync.mqtt import Link
 from .core import HubCore, Message
 
@@ -28,13 +30,17 @@ PUBLISH_WAIT = 30.0
 #: devices push, each read takes what landed meanwhile, not a record or two (575 reads and as many checkpoint
 #: saves for 4,000 pushed changes without it; a quarter of the hub's work)
 POLL_GAP = 0.05
+#: seconds between attempts to read a stream whose reads fail: the first wait, and the longest
+STREAM_RETRY = (0.5, 30.0)
 
 
 class MqttHub:
     """Runs a :class:`HubCore` against a broker (``url``, credentials as :class:`~dynabase.sync.mqtt.Link`)
     and the table's stream (``streams``: a ``dynamodbstreams`` client; ``checkpoints``: where the consumer's
     checkpoints are kept, durable for a hub that restarts; ``poll_interval``: seconds between reads of an idle
-    stream, which a push the hub wrote cuts short; ``poll_gap``: :data:`POLL_GAP`)."""
+    stream, which a push the hub wrote cuts short; ``poll_gap``: :data:`POLL_GAP`). When the table's stream is
+    disabled, the hub reads it to its end, then the table's next stream (enabled again: a new ARN) from its
+    start."""
 
     def __init__(
         self,
@@ -85,6 +91,8 @@ class MqttHub:
             core.on_write = self.consumer.wake.set
         self.handled = 0
         self.fanned_out = 0
+        #: reads of the stream that failed and were retried (see :meth:`_read_stream`)
+        self.stream_failures = 0
 
     def _on_message(self, topic: str, payload: bytes) -> None:
         device = wire.device_of(topic, self.core.name)
@@ -109,6 +117,60 @@ class MqttHub:
         for topic, payload in messages:
             self.link.publish(topic, payload, wait=wait)
 
+    def _read_stream(self, stop: threading.Event) -> None:
+        """Read the stream until ``stop``. A failed read (the endpoint unreachable or throttling, the checkpoint
+        table gone) is logged and tried again with backoff from where the reader got to, while the hub goes on
+        answering devices: a reader that died would leave a hub that never fans out again."""
+        backoff = Backoff(*STREAM_RETRY)
+        while not stop.is_set():
+            handled = self.consumer.handled
+            try:
+                self.consumer.run(stop, until_disabled=True)
+                self._follow(stop)
+            except Exception as error:
+                if self.consumer.handled != handled:
+                    backoff.reset()  # it read again before this failure: a new outage
+                self.stream_failures += 1
+                delay = backoff.next()
+                log.warning(
+                    "hub: reading the stream of %s failed (again in %.1f s): %r", self.core.name, delay, error
+                )
+                stop.wait(delay)
+
+    def _follow(self, stop: threading.Event) -> None:
+        """The stream is disabled and read to its end: wait for the table's next stream, then read it from its
+        start (none of it was fanned out yet)."""
+        # AWS closes a disabled stream's open shards, and enabling the stream again creates a new stream with
+        # another ARN, found as the table's LatestStreamArn (the DynamoDB Developer Guide, "Change data capture
+        # for DynamoDB Streams", Enabling a stream); DynamoDB Local and the embedded engine do the same
+        old = self.consumer
+        warned = False
+        while not stop.is_set():
+            try:
+                arn = stream_arn(self.core.table.client, self.core.name)
+            except NoStreamError:
+                arn = old.stream_arn
+            if arn != old.stream_arn:
+                follower = Consumer(
+                    old.streams,
+                    arn,
+                    self._on_records,
+                    name=old.name,
+                    checkpoints=old.checkpoints,
+                    options=replace(old.options, starting_position="TRIM_HORIZON"),
+                )
+                follower.wake = old.wake  # the same event: pushes and signals wake whichever reads
+                self.consumer = follower
+                log.warning("hub: the stream of %s was enabled again: reading %s", self.core.name, arn)
+                return
+            if not warned:
+                log.warning(
+                    "hub: the stream of %s is disabled: nothing is fanned out until it is enabled",
+                    self.core.name,
+                )
+                warned = True
+            stop.wait(old.options.shard_refresh)
+
     def run(
         self, stop: threading.Event, ready: Callable[[], None] | None = None, timeout: float = 30.0
     ) -> None:
@@ -120,7 +182,7 @@ class MqttHub:
                 raise ConnectionError(f"cannot connect to the broker at {self.link.url}: {why}")
             self.consumer.prime()
             reader = threading.Thread(
-                target=self.consumer.run, args=(stop,), name="dynabase-hub-stream", daemon=True
+                target=self._read_stream, args=(stop,), name="dynabase-hub-stream", daemon=True
             )
             reader.start()
             if ready is not None:

@@ -95,17 +95,32 @@ class TableCheckpoints:
         try:
             client.describe_table(TableName=table_name)
         except client.exceptions.ResourceNotFoundException:
-            client.create_table(
-                TableName=table_name,
+            self._create()
+        self._wait_active()
+
+    def _create(self) -> None:
+        try:
+            self.client.create_table(
+                TableName=self.table_name,
                 KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
                 AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
                 BillingMode="PAY_PER_REQUEST",
             )
-            deadline = time.monotonic() + 300
-            while client.describe_table(TableName=table_name)["Table"]["TableStatus"] != "ACTIVE":
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"checkpoint table {table_name} did not become ACTIVE")
-                time.sleep(0.5)
+        except self.client.exceptions.ResourceInUseException:
+            # another consumer sharing the store (a hub side by side, started at the same time) created it
+            # between our DescribeTable and CreateTable: AWS answers CreateTable of an existing table with
+            # ResourceInUseException (the DynamoDB API reference, CreateTable's errors), and so does DynamoDB Local
+            pass
+
+    def _wait_active(self) -> None:
+        """Until the table is ACTIVE: on AWS a new table is CREATING for a while, also when another consumer
+        created it, and item calls on a table that is not ACTIVE fail with ResourceNotFoundException (the
+        DynamoDB API reference, that error's description)."""
+        deadline = time.monotonic() + 300
+        while self.client.describe_table(TableName=self.table_name)["Table"]["TableStatus"] != "ACTIVE":
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"checkpoint table {self.table_name} did not become ACTIVE")
+            time.sleep(0.5)
 
     @staticmethod
     def _id(consumer: str, stream_arn: str, shard_id: str) -> dict[str, Any]:

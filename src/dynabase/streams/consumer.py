@@ -154,6 +154,8 @@ class Consumer:
         #: the checkpoints this consumer read or saved: its own position, so it reads the store once per shard
         #: (each poll read it twice: most of an idle hub's requests, a sixth of a busy one's time)
         self._known: dict[str, Checkpoint | None] = {}
+        #: the stream's StreamStatus at the last look at its shards (ENABLING, ENABLED, DISABLING, DISABLED)
+        self.status: str | None = None
 
     @classmethod
     def for_table(cls, client: Any, table_name: str, handler: Handler, **kwargs: Any) -> Consumer:
@@ -174,8 +176,11 @@ class Consumer:
 
     # -- running ---------------------------------------------------------------------------------------------
 
-    def run(self, stop: threading.Event | None = None, *, until_idle: bool = False) -> int:
-        """Poll until ``stop`` is set (or, with ``until_idle``, until a poll finds nothing new)."""
+    def run(
+        self, stop: threading.Event | None = None, *, until_idle: bool = False, until_disabled: bool = False
+    ) -> int:
+        """Poll until ``stop`` is set (or, with ``until_idle``, until a poll finds nothing new; with
+        ``until_disabled``, until the stream is :attr:`exhausted`)."""
         stop = stop or threading.Event()
         total = 0
         while not stop.is_set():
@@ -187,7 +192,7 @@ class Consumer:
                 if rest > 0:  # a busy stream is read in fuller batches, for less work per record
                     stop.wait(rest)
                 continue
-            if until_idle:
+            if until_idle or (until_disabled and self.exhausted):
                 break
             self.wake.wait(self.options.poll_interval)
             self.wake.clear()
@@ -232,6 +237,7 @@ class Consumer:
         kwargs: dict[str, Any] = {"StreamArn": self.stream_arn}
         while True:
             description = self.streams.describe_stream(**kwargs)["StreamDescription"]
+            self.status = description.get("StreamStatus", self.status)
             for shard in description.get("Shards", []):
                 known = self._shards.get(shard["ShardId"])
                 if known is None:
@@ -252,6 +258,16 @@ class Consumer:
     def _keep(self, shard_id: str, checkpoint: Checkpoint) -> None:
         self.checkpoints.save(self.name, self.stream_arn, shard_id, checkpoint)
         self._known[shard_id] = checkpoint
+
+    @property
+    def exhausted(self) -> bool:
+        """The stream is disabled and each of its shards read to its end: nothing more will come (a table whose
+        stream is enabled again has a new one, with another ARN)."""
+        return (
+            self.status == "DISABLED"
+            and bool(self._shards)
+            and all(self._finished(shard) for shard in self._shards)
+        )
 
     def _finished(self, shard_id: str) -> bool:
         checkpoint = self._checkpoint(shard_id)
