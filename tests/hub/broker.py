@@ -55,6 +55,7 @@ class Broker:
             "allow_anonymous false",
             f"acl_file {directory / 'acl'}",
             "persistence false",
+            "set_tcp_nodelay true",  # as docs/sync.md advises: no 40 ms Nagle wait on a message to a device
             f"user {getpass.getuser()}",  # run as root it would switch to `mosquitto`, who cannot read tmp_path
             "log_dest stderr",
             "log_type error",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import resource
+import socket
 import threading
 from collections.abc import Iterator
 
@@ -56,6 +57,7 @@ def test_a_connection_past_selects_range_carries_messages(broker: Broker, high_d
         sender.start()
         assert link.connected.wait(30) and sender.connected.wait(30), link.last_error or sender.last_error
         assert link.client.socket().fileno() >= SELECT_LIMIT
+        assert link.client.socket().getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)  # no Nagle wait
         eventually(lambda: sender.publish(wire.down_topic("t", device), b"hello", wait=10) or True, "publish")
         assert arrived.wait(30)
         assert received == [b"hello"]

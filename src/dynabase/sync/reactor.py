@@ -94,6 +94,11 @@ class Reactor:
     # -- paho's socket callbacks (any thread) ------------------------------------------------------------------
 
     def _opened(self, client: Any, userdata: Any, sock: Any) -> None:
+        try:  # MQTT's small packets go out at once: with Nagle's algorithm a message written right after another
+            # waited for the broker's delayed acknowledgement of the first, 40 ms on Linux
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except (AttributeError, OSError):
+            pass  # not a TCP socket (paho's WebSocket wrapper, a Unix socket)
         with self._lock:
             slot = self._slots.get(id(client))
             if slot is not None and slot.attached:
