@@ -230,6 +230,28 @@ def test_a_handler_error_leaves_the_checkpoint_before_the_batch(client, streams_
     assert after.keys() == ["d"]
 
 
+def test_a_stop_ends_the_retries_of_a_failing_batch_and_keeps_its_checkpoint(client, streams_client, table):
+    """Retried until it succeeds (Lambda's default), a failing batch held ``run`` forever, deaf to its stop."""
+    import threading
+
+    store = MemoryCheckpoints()
+    put(client, table, "a")
+    failing = Recorder(fail_on={"a"})
+    running = consumer(client, streams_client, table, failing, checkpoints=store)
+    stop = threading.Event()
+    thread = threading.Thread(target=running.run, args=(stop,))
+    thread.start()
+    deadline = time.monotonic() + 30
+    while len(failing.batches) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    stop.set()
+    thread.join(30)
+    assert not thread.is_alive() and len(failing.batches) >= 3
+    again = Recorder()  # the record was never delivered: the next consumer gets it
+    consumer(client, streams_client, table, again, checkpoints=store).run(until_idle=True)
+    assert again.keys() == ["a"]
+
+
 def test_bisect_isolates_the_bad_record(client, streams_client, table, tmp_path):
     keys = [f"k{i:02}" for i in range(10)]
     put(client, table, *keys)

@@ -112,6 +112,10 @@ class Shard:
         self.closed = "EndingSequenceNumber" in shard.get("SequenceNumberRange", {})
 
 
+class _Stopped(Exception):
+    """``run()``'s stop came while a failing batch was being retried."""
+
+
 class Consumer:
     """Reads one stream and hands its records to ``handler(event, context)`` in order, shard by shard.
 
@@ -142,6 +146,7 @@ class Consumer:
         self.table = table
         #: set it to end the wait between polls early (in-process triggers set it after each write)
         self.wake = threading.Event()
+        self._stop = threading.Event()  # run()'s: a batch retried until it succeeds gives up when it is set
         self.handled = 0
         self.failed = 0
         self._shards: dict[str, Shard] = {}
@@ -181,11 +186,14 @@ class Consumer:
     ) -> int:
         """Poll until ``stop`` is set (or, with ``until_idle``, until a poll finds nothing new; with
         ``until_disabled``, until the stream is :attr:`exhausted`)."""
-        stop = stop or threading.Event()
+        stop = self._stop = stop or threading.Event()
         total = 0
         while not stop.is_set():
             started = time.monotonic()
-            handled = self.poll()
+            try:
+                handled = self.poll()
+            except _Stopped:  # a failing batch was being retried: it is read again at the next run
+                break
             total += handled
             if handled:
                 rest = self.options.poll_gap - (time.monotonic() - started)
@@ -351,7 +359,11 @@ class Consumer:
     def _step(self, shard: Shard) -> int:
         checkpoint = self.checkpoint_of(shard)
         records, ended = self._read(shard, checkpoint)
-        return self.handle(shard, [lambda_record(r, self.stream_arn) for r in records], ended, checkpoint)
+        try:
+            return self.handle(shard, [lambda_record(r, self.stream_arn) for r in records], ended, checkpoint)
+        except _Stopped:
+            shard.iterator = None  # not all delivered: the next read starts from the checkpoint again
+            raise
 
     def handle(
         self,
@@ -437,7 +449,8 @@ class Consumer:
                 half = len(rest) // 2
                 pending[:0] = [(rest[:half], retries), (rest[half:], retries)]
             elif self.options.max_retries == -1 or retries < self.options.max_retries:
-                time.sleep(min(self.options.retry_delay * 2**retries, 5.0))
+                if self._stop.wait(min(self.options.retry_delay * 2**retries, 5.0)):
+                    raise _Stopped  # the checkpoint stays before this batch
                 pending.insert(0, (rest, retries + 1))
             else:
                 self._give_up(shard, rest, error, retries + 1)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import ssl
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -134,15 +135,23 @@ class Link:
         self.client.subscribe([(topic, 1) for topic in topics])
 
     def publish(self, topic: str, payload: bytes, wait: float | None = None) -> None:
-        """Publish at QoS 1; ``wait``: seconds to wait for the broker's acknowledgement (SyncError if none)."""
+        """Publish at QoS 1; ``wait``: seconds to wait for the broker's acknowledgement (SyncError if none, or
+        as soon as the link is stopped)."""
         info = self.client.publish(topic, payload, qos=1)
-        if wait is not None:
-            try:
-                info.wait_for_publish(wait)
-            except (ValueError, RuntimeError) as error:
-                raise SyncError(f"cannot publish to {self.url}: {error}", retryable=True) from None
-            if not info.is_published():
-                raise SyncError(f"the broker at {self.url} did not acknowledge in {wait:g} s", retryable=True)
+        if wait is None:
+            return
+        deadline = time.monotonic() + wait
+        try:
+            while not info.is_published() and self._started:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                info.wait_for_publish(min(left, 0.25))
+        except (ValueError, RuntimeError) as error:
+            raise SyncError(f"cannot publish to {self.url}: {error}", retryable=True) from None
+        if not info.is_published():
+            why = "the link was stopped" if not self._started else f"no acknowledgement in {wait:g} s"
+            raise SyncError(f"the broker at {self.url} did not take a message: {why}", retryable=True)
 
     def stop(self) -> None:
         if self._started:
