@@ -214,11 +214,13 @@ def test_the_hub_answers_what_is_not_the_protocol(fleet: Fleet) -> None:
     try:
         answers = raw.send(b"not json", 1)
         assert answers[0]["op"] == "error" and "not JSON" in answers[0]["reason"]
+        deep = raw.send(b"[" * 60000 + b"]" * 60000, 2)[1]  # refused before the parser recurses into it
+        assert deep["op"] == "error" and "nesting deeper than" in deep["reason"] and not deep["retryable"]
         bad = wire.dumps({"op": "push", "id": "x", "changes": [{"Key": {"pk": {"Q": "?"}}}]})
-        outcome = raw.send(bad, 2)[1]["outcomes"][0]
+        outcome = raw.send(bad, 3)[2]["outcomes"][0]
         assert outcome["outcome"] == "refused" and "changes[0].Key" in outcome["reason"]
         pull = wire.dumps({"op": "pull", "id": "y", "scope": "Setting#dev2"})
-        answer = raw.send(pull, 3)[2]
+        answer = raw.send(pull, 4)[3]
         assert answer["op"] == "error" and "not one this device pulls" in answer["reason"]
     finally:
         raw.close()

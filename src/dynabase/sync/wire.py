@@ -15,6 +15,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from .. import jsonlimits
 from ..transfer.codec import InvalidItem, decode_item, encode_item
 
 VERSION = 1
@@ -77,6 +78,7 @@ def dumps(message: dict[str, Any]) -> bytes:
 def loads(payload: bytes | str) -> dict[str, Any]:
     """A protocol message from a payload (ProtocolError when it is not one)."""
     try:
+        jsonlimits.check(payload)  # before the parser recurses into a hostile nesting
         message = json.loads(payload)
     except (ValueError, UnicodeDecodeError) as error:
         raise ProtocolError(f"not JSON: {error}") from None
