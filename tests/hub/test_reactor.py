@@ -6,6 +6,7 @@ import os
 import resource
 import socket
 import threading
+import warnings
 from collections.abc import Iterator
 
 import pytest
@@ -108,3 +109,27 @@ def test_a_link_reconnects_after_the_broker_restarts(broker: Broker) -> None:
         assert len(connects) == 2
     finally:
         link.stop()
+
+
+def test_a_forked_child_gets_a_reactor_of_its_own(broker: Broker) -> None:
+    """The parent's reactor thread is not in a forked child: a link made there must still connect."""
+    parent = Link(broker.url, "parent", username=HUB_USER, password=password(HUB_USER))
+    parent.start()
+    try:
+        assert parent.connected.wait(30), parent.last_error
+        with warnings.catch_warnings():  # 3.12+ warns of fork in a threaded process: the child only connects
+            warnings.simplefilter("ignore", DeprecationWarning)
+            child = os.fork()
+        if child == 0:  # the child: exit 0 only when its own link connects
+            code = 1
+            try:
+                link = Link(broker.url, "child", username=HUB_USER, password=password(HUB_USER))
+                link.start()
+                code = 0 if link.connected.wait(30) else 3
+                link.stop()
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(child, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+    finally:
+        parent.stop()

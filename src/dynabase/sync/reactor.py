@@ -14,6 +14,7 @@ Callbacks of every client run on the reactor's thread: they must be quick (hand 
 from __future__ import annotations
 
 import logging
+import os
 import selectors
 import socket
 import threading
@@ -239,17 +240,18 @@ class Reactor:
                 log.exception("mqtt: a connection failed in its loop")
 
 
-_shared: Reactor | None = None
+_shared: tuple[int, Reactor] | None = None
 _shared_lock = threading.Lock()
 
 
 def shared() -> Reactor:
-    """The process's reactor, started with its first client."""
+    """The process's reactor, started with its first client (a forked child gets one of its own: the parent's
+    thread is not in it)."""
     global _shared
     with _shared_lock:
-        if _shared is None:
-            _shared = Reactor()
-        return _shared
+        if _shared is None or _shared[0] != os.getpid():
+            _shared = (os.getpid(), Reactor())
+        return _shared[1]
 
 
 __all__ = ["Reactor", "shared"]
