@@ -386,6 +386,16 @@ def test_clock_skew_is_measured_and_corrected(world: World, backend_name: str) -
     assert fast.Note.get({"id": "k"})["text"] == good.Note.get({"id": "k"})["text"] == "later, correct clock"
 
 
+def _in_cloud(world: World, note: str, timeout: float = 30.0) -> dict:
+    """The cloud's Note ``note`` once a running loop pushed it (a hang guard, not a speed)."""
+    deadline = time.time() + timeout
+    while world.cloud.Note.get({"id": note}) is None and time.time() < deadline:
+        time.sleep(0.05)
+    found = world.cloud.Note.get({"id": note})
+    assert found is not None, f"Note {note!r} not in the cloud within {timeout:g} s"
+    return found
+
+
 def test_async_face_and_run_loop(world: World) -> None:
     d1, s1 = world.device("dev1")
     d1.Note.create({"id": "a", "text": "x"})
@@ -395,10 +405,7 @@ def test_async_face_and_run_loop(world: World) -> None:
     thread.start()
     try:
         d1.Note.create({"id": "b", "text": "y"})
-        deadline = time.time() + 10
-        while world.cloud.Note.get({"id": "b"}) is None and time.time() < deadline:
-            time.sleep(0.05)
-        assert world.cloud.Note.get({"id": "b"})["text"] == "y"
+        assert _in_cloud(world, "b")["text"] == "y"
     finally:
         stop.set()
         thread.join(10)
@@ -438,10 +445,7 @@ def test_a_local_write_wakes_the_run_loop(world: World, monkeypatch: Any) -> Non
     try:
         assert Wake.waiting.wait(30)
         d1.Note.create({"id": "first", "text": "x"})
-        deadline = time.time() + 30
-        while world.cloud.Note.get({"id": "first"}) is None and time.time() < deadline:
-            time.sleep(0.05)
-        assert world.cloud.Note.get({"id": "first"})["text"] == "x"
+        assert _in_cloud(world, "first")["text"] == "x"
     finally:
         stop.set()
         s1.wake.set()
