@@ -313,3 +313,15 @@ def test_a_hub_killed_with_sigkill_mid_pushes_loses_nothing_and_applies_nothing_
         assert cloud[VERSION_ATTR] == local[VERSION_ATTR]
         assert VERSION_ATTR in local and local[VERSION_ATTR]["S"].endswith("dev1")
     assert sync.status().quarantined == []
+
+
+def test_the_max_payload_default_is_the_protocols() -> None:
+    """The option's default is spelled in the CLI (importing sync there would slow every command's start)."""
+    import argparse
+
+    from dynabase.cli.mqttopts import add_broker_arguments
+    from dynabase.sync import wire
+
+    parser = argparse.ArgumentParser()
+    add_broker_arguments(parser, "a test")
+    assert parser.parse_args([]).max_payload == wire.MAX_PAYLOAD

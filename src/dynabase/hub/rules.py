@@ -1,11 +1,12 @@
 """What the hub lets a device push, decided from the device's authenticated id (the MQTT client id), per change.
 
 A device may push a change when: its model syncs (enabled on both sides) ``up`` or ``both``; the change's
-``Key`` is the item's key, its hash key not the hub's own (:data:`~dynabase.hub.parts.PREFIX`); its version is the device's own (its node is the device id) and not dated more
-than :data:`AHEAD_MS` ahead of the hub's clock; the item's scope is the device's scope of that model (the
-hub's table context with ``deviceId`` = the device: a model whose scope does not use ``deviceId``, or has
-none, is written by every device whose rendered scope is the same); and the item is valid against the schema
-(field types, required fields, ``enum``, ``validate``). Anything else is refused with a reason.
+``Key`` is the item's key, its hash key not under the hub's own prefix (:data:`~dynabase.hub.parts.PREFIX`);
+its version is the device's own (its node is the device id) and not dated more than :data:`AHEAD_MS` ahead of
+the hub's clock; the item's scope is the device's scope of that model (the hub's table context with
+``deviceId`` = the device: a model whose scope does not use ``deviceId``, or has none, is written by every
+device whose rendered scope is the same); and the item is valid against the schema (field types, required
+fields, ``enum``, ``validate``). Anything else is refused with a reason.
 """
 
 from __future__ import annotations

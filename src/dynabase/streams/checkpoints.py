@@ -93,10 +93,12 @@ class TableCheckpoints:
     def __init__(self, client: Any, table_name: str) -> None:
         self.client, self.table_name = client, table_name
         try:
-            client.describe_table(TableName=table_name)
+            status = client.describe_table(TableName=table_name)["Table"]["TableStatus"]
         except client.exceptions.ResourceNotFoundException:
             self._create()
-        self._wait_active()
+            status = None
+        if status != "ACTIVE":
+            self._wait_active()
 
     def _create(self) -> None:
         try:
